@@ -1,0 +1,135 @@
+"""Plain records the indexer hands out: passages, progress, reports, status.
+
+These are the indexer's public shapes; `localrag` and (through the Assistant) the TUI
+read them, so changing a field is an API change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+FileState = Literal["indexed", "skipped", "error"]
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One retrieved chunk with its exact location, as search returns it."""
+
+    chunk_id: int
+    path: str                 # absolute path of the file
+    title: str                # file name and heading path, e.g. "notes.md > Setup > Linux"
+    text: str
+    start_line: int | None    # 1-based, inclusive; None for PDF
+    end_line: int | None
+    page: int | None          # 1-based PDF page; None for text formats
+    char_start: int           # offsets into the file's extracted text
+    char_end: int
+    score: float              # fused retrieval score (higher is better)
+
+    def to_json(self) -> dict[str, Any]:
+        """The documented `localrag search --json` object: exactly these seven keys."""
+        return {
+            "path": self.path,
+            "title": self.title,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "page": self.page,
+            "score": self.score,
+            "text": self.text,
+        }
+
+    @property
+    def locator(self) -> str:
+        """`path:line` for text formats, `path#page=N` for PDF."""
+        if self.page is not None:
+            return f"{self.path}#page={self.page}"
+        if self.start_line is not None:
+            return f"{self.path}:{self.start_line}"
+        return self.path
+
+
+@dataclass
+class IndexProgress:
+    """Sent (often) while an index run works; the UI collapses fast updates."""
+
+    phase: Literal["scanning", "indexing", "embedding", "saving", "done"]
+    files_done: int
+    files_total: int
+    chunks_done: int
+    bytes_done: int
+    elapsed_s: float
+    current_path: str | None = None
+
+    @property
+    def files_per_s(self) -> float:
+        return self.files_done / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    @property
+    def eta_s(self) -> float | None:
+        rate = self.files_per_s
+        if rate <= 0 or self.files_total <= self.files_done:
+            return None if self.files_total > self.files_done else 0.0
+        return (self.files_total - self.files_done) / rate
+
+
+@dataclass
+class FileProblem:
+    path: str
+    state: FileState          # "skipped" or "error"
+    reason: str               # words a person can act on
+
+
+@dataclass
+class IndexReport:
+    """Summary of one index run."""
+
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    moved: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    errors: int = 0
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    elapsed_s: float = 0.0
+    cancelled: bool = False
+    problems: list[FileProblem] = field(default_factory=list)
+    dry_run: bool = False
+    would_index: list[str] = field(default_factory=list)   # only for dry runs
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class RootInfo:
+    path: str
+    files: int
+    chunks: int
+    added_at: float
+
+
+@dataclass
+class IndexStatus:
+    roots: list[RootInfo]
+    files_indexed: int
+    files_skipped: int
+    files_error: int
+    chunks: int
+    errors: list[FileProblem]       # files in error, with reasons
+    db_bytes: int
+    hnsw_bytes: int
+    embedding_model: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class WatchEvent:
+    """What the watcher did after a debounced batch of file-system changes."""
+
+    paths: list[str]
+    report: IndexReport

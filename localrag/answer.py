@@ -1,0 +1,111 @@
+"""The answer object: what the engine decided, read, and wrote, sentence by sentence.
+
+Both front ends render this and nothing else; `to_json` is the documented
+`localrag ask --json` schema.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from indexer.records import Passage
+
+SupportLabel = Literal["fully", "partially", "none", "no_retrieval"]
+"""fully / partially supported, none = not supported or contradictory, no_retrieval =
+from the model's own knowledge (nothing was retrieved for this segment)."""
+
+LABEL_TEXT: dict[str, str] = {
+    "fully": "fully supported",
+    "partially": "partially supported",
+    "none": "not supported",
+    "no_retrieval": "from the model's own knowledge",
+}
+
+
+@dataclass
+class RetrievalDecision:
+    mode: Literal["adaptive", "always", "never"]
+    retrieved: bool
+    probability: float | None     # normalised p(Retrieve = yes); None when not asked
+    threshold: float
+    reason: str                   # e.g. "p=0.63 > 0.20", "index is empty", "mode: always"
+
+
+@dataclass
+class PassageJudgement:
+    """One retrieved passage and what the critic made of it."""
+
+    passage: Passage
+    relevance: float              # s_rel in [0, 1]
+    relevant: bool                # the critic's label (Relevant vs Irrelevant)
+    dropped: bool = False         # removed by strict mode
+    drop_reason: str | None = None
+
+
+@dataclass
+class Scores:
+    rel: float | None = None      # s_rel
+    sup: float | None = None      # s_sup
+    use: float | None = None      # s_use
+    seq: float | None = None      # exp(mean log-prob)
+    total: float = 0.0
+
+
+@dataclass
+class Segment:
+    """One chosen piece of the answer (usually a sentence) with its label and citation."""
+
+    text: str
+    label: SupportLabel
+    scores: Scores
+    citation: int | None          # index into Answer.passages (0-based); None = no source
+    passage: Passage | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "label": self.label,
+            "scores": vars(self.scores).copy(),
+            "citation": None if self.citation is None else self.citation + 1,
+        }
+
+
+@dataclass
+class Answer:
+    question: str
+    search_query: str                     # self-contained question used for retrieval
+    decision: RetrievalDecision
+    passages: list[PassageJudgement] = field(default_factory=list)
+    segments: list[Segment] = field(default_factory=list)
+    critic: str = "selfrag"               # who produced the labels, e.g. "selfrag", "embedding+lexical"
+    model: str = ""
+    notes: list[str] = field(default_factory=list)   # e.g. "the index is empty: answered without retrieval"
+    elapsed_s: float = 0.0
+
+    @property
+    def text(self) -> str:
+        return " ".join(s.text.strip() for s in self.segments if s.text.strip())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "search_query": self.search_query,
+            "model": self.model,
+            "critic": self.critic,
+            "retrieval": vars(self.decision).copy(),
+            "answer": self.text,
+            "segments": [s.to_json() for s in self.segments],
+            "sources": [
+                {
+                    "n": i + 1,
+                    **j.passage.to_json(),
+                    "relevance": j.relevance,
+                    "relevant": j.relevant,
+                    "dropped": j.dropped,
+                }
+                for i, j in enumerate(self.passages)
+            ],
+            "notes": list(self.notes),
+            "elapsed_s": self.elapsed_s,
+        }

