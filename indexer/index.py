@@ -1,0 +1,252 @@
+"""The Index: one index folder (SQLite + HNSW) over a set of roots. The facade calls this."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from indexer.embedder import Embedder
+from indexer.errors import IndexerError
+from indexer.lock import WriterLock
+from indexer.options import IndexOptions
+from indexer.records import (FileProblem, IndexProgress, IndexReport, IndexStatus, Passage,
+                             RootInfo, WatchEvent)
+from indexer.search import hybrid_search, surrounding_text
+from indexer.store import Store
+from indexer.updater import UpdateRun
+from indexer.vectors import VectorIndex
+from indexer.walk import is_under
+
+if TYPE_CHECKING:
+    from indexer.watcher import Watcher
+
+DB_NAME = "index.db"
+
+
+def normalize(path: str | Path) -> str:
+    """Absolute, user-visible path (symlinks kept, so citations show what the person chose)."""
+    return os.path.abspath(os.path.expanduser(str(path)))
+
+
+class Index:
+    def __init__(self, index_dir: Path, *, options: IndexOptions, embedder: Embedder | None = None) -> None:
+        self.index_dir = Path(index_dir)
+        try:
+            self.index_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise IndexerError(f"Cannot create the index folder {self.index_dir}: {exc.strerror}",
+                               hint="choose a writable data directory (--data-dir or LOCALRAG_HOME)") from exc
+        self.options = options
+        self.embedder = embedder or Embedder(options.embedding_model)
+        self.store = Store(self.index_dir / DB_NAME)
+        self.lock = WriterLock(self.index_dir)
+        self._write_lock = threading.RLock()   # one writer inside this process too
+        self._vectors: VectorIndex | None = None
+        self._vectors_lock = threading.Lock()
+        self._watchers: list[Watcher] = []
+        self._exclude = tuple({normalize(self.index_dir), os.path.realpath(self.index_dir)})
+
+    # --- vectors --------------------------------------------------------------------
+    def _vectors_index(self) -> VectorIndex:
+        with self._vectors_lock:
+            if self._vectors is None:
+                dim = self.store.get_meta("dim")
+                vectors = VectorIndex(self.index_dir, int(dim) if dim else self.embedder.dim)
+                outcome = vectors.open(self.store)
+                if outcome != "loaded" and self.lock.held:
+                    vectors.save()   # a writer persists the repaired cache at once
+                self._vectors = vectors
+            return self._vectors
+
+    def _check_model(self) -> None:
+        """A different embedding model means every stored vector is wrong: re-embed all."""
+        stored = self.store.get_meta("embedding_model")
+        name = self.embedder.name
+        if stored == name:
+            return
+        dim = self.embedder.dim
+        with self.store.transaction(bump=True) as conn:
+            if stored is not None:
+                conn.execute("DELETE FROM chunks")
+                conn.execute("UPDATE files SET mtime_ns = 0, sha256 = NULL WHERE state = 'indexed'")
+            self.store.set_meta(conn, "embedding_model", name)
+            self.store.set_meta(conn, "dim", str(dim))
+        if stored is not None:
+            with self._vectors_lock:
+                for leftover in (self.index_dir / "vectors.hnsw", self.index_dir / "vectors.json"):
+                    leftover.unlink(missing_ok=True)
+                self._vectors = None
+
+    # --- roots ----------------------------------------------------------------------
+    def add_root(self, path: str | Path) -> RootInfo:
+        root = normalize(path)
+        if not os.path.exists(root):
+            raise IndexerError(f"No such file or folder: {root}",
+                               hint="check the path (a typo? an unmounted drive?)")
+        try:
+            if os.path.isdir(root):
+                with os.scandir(root):
+                    pass
+            else:
+                with open(root, "rb"):
+                    pass
+        except PermissionError:
+            raise IndexerError(f"Cannot read {root}: permission denied",
+                               hint=f"run `chmod u+rx '{root}'` or choose a folder you own") from None
+        except OSError as exc:
+            raise IndexerError(f"Cannot read {root}: {exc.strerror}", hint="check the path") from None
+        if any(is_under(root, ex) for ex in self._exclude):
+            raise IndexerError(f"{root} is localrag's own index folder", hint="index your documents instead")
+        for existing in self.roots():
+            if is_under(root, existing.path):
+                return existing   # already covered by a root
+        import time
+
+        with self._writing():
+            with self.store.transaction() as conn:
+                conn.execute("INSERT OR IGNORE INTO roots(path, added_at) VALUES (?, ?)", (root, time.time()))
+                for child, _ in self.store.roots():
+                    if child != root and is_under(child, root):   # the new root swallows it
+                        conn.execute("DELETE FROM roots WHERE path=?", (child,))
+                        conn.execute("UPDATE files SET root=? WHERE root=?", (root, child))
+        return next(r for r in self.roots() if r.path == root)
+
+    def remove_root(self, path: str | Path) -> int:
+        root = normalize(path)
+        if root not in {r for r, _ in self.store.roots()}:
+            raise IndexerError(f"{root} is not an indexed folder",
+                               hint="`localrag roots` lists the indexed folders")
+        with self._writing():
+            vectors = self._vectors_index()
+            with self.store.transaction(bump=True) as conn:
+                chunk_ids = [r[0] for r in conn.execute(
+                    "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.root=?", (root,))]
+                conn.execute("DELETE FROM chunks WHERE file_id IN (SELECT id FROM files WHERE root=?)", (root,))
+                removed = conn.execute("DELETE FROM files WHERE root=?", (root,)).rowcount
+                conn.execute("DELETE FROM roots WHERE path=?", (root,))
+            vectors.apply(added_ids=[], added_vecs=None, deleted_ids=chunk_ids,
+                          generation=self.store.generation())
+            vectors.save()
+        return removed
+
+    def roots(self) -> list[RootInfo]:
+        counts = self.store.root_counts()
+        return [RootInfo(path, *counts.get(path, (0, 0)), added_at=added) for path, added in self.store.roots()]
+
+    # --- updating -------------------------------------------------------------------
+    def _writing(self):  # noqa: ANN202 - context manager
+        index = self
+
+        class _Writing:
+            def __enter__(self) -> None:
+                index._write_lock.acquire()
+                try:
+                    index.lock.acquire()
+                except BaseException:
+                    index._write_lock.release()
+                    raise
+
+            def __exit__(self, *exc: object) -> None:
+                index.lock.release()
+                index._write_lock.release()
+
+        return _Writing()
+
+    def _scopes(self, paths: Sequence[str | Path] | None, *, dry_run: bool) -> list[tuple[str, str]]:
+        roots = [r for r, _ in self.store.roots()]
+        if paths is None:
+            return [(r, r) for r in roots]
+        scopes = []
+        for p in paths:
+            path = normalize(p)
+            owners = [r for r in roots if is_under(path, r)]
+            if owners:
+                scopes.append((max(owners, key=len), path))
+            elif dry_run:
+                scopes.append((path, path))   # a dry run may look at a folder not added yet
+            else:
+                raise IndexerError(f"{path} is not inside any indexed folder",
+                                   hint=f"add it first: localrag index '{path}'")
+        # a path inside another given path adds nothing
+        scopes.sort(key=lambda s: len(s[1]))
+        kept: list[tuple[str, str]] = []
+        for root, scope in scopes:
+            if not any(is_under(scope, k) for _, k in kept):
+                kept.append((root, scope))
+        return kept
+
+    def update(self, paths: Sequence[str | Path] | None = None, *,
+               progress: Callable[[IndexProgress], None] | None = None,
+               cancel: threading.Event | None = None, dry_run: bool = False) -> IndexReport:
+        """Bring the index up to date for all roots (paths=None) or just these paths."""
+        scopes = self._scopes(paths, dry_run=dry_run)
+        if dry_run:
+            run = UpdateRun(store=self.store, vectors=self._vectors_index, embedder=self.embedder,
+                            options=self.options, exclude=self._exclude, progress=progress, cancel=cancel)
+            return run.run(scopes, dry_run=True)
+        with self._writing():
+            self._check_model()
+            vectors = self._vectors_index()
+            vectors.sync(self.store)   # another process may have written since we last looked
+            run = UpdateRun(store=self.store, vectors=lambda: vectors, embedder=self.embedder,
+                            options=self.options, exclude=self._exclude, progress=progress, cancel=cancel)
+            return run.run(scopes)
+
+    # --- reading --------------------------------------------------------------------
+    def search(self, query: str, *, k: int = 5) -> list[Passage]:
+        if not query.strip() or k <= 0:
+            return []
+        stored = self.store.get_meta("embedding_model")
+        if stored is not None and stored != self.embedder.name:
+            raise IndexerError(f"The index was built with the embedding model {stored}, not "
+                               f"{self.embedder.name}", hint="run `localrag index` to re-embed with the new model")
+        vectors = self._vectors_index() if self.store.get_meta("dim") else None
+        if vectors is not None and not self.lock.held:
+            vectors.sync(self.store)   # a reader catches up with another process's writes
+        query_vec = self.embedder.encode([query])[0] if vectors is not None and len(vectors) else None
+        return hybrid_search(self.store, vectors, query_vec, query, k=k)
+
+    def surrounding(self, passage: Passage, *, chars: int = 1500) -> tuple[str, int, int]:
+        return surrounding_text(self.store, passage, chars=chars)
+
+    def is_empty(self) -> bool:
+        return self.store.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM chunks)").fetchone()[0] == 1
+
+    def status(self) -> IndexStatus:
+        counts = self.store.counts()
+        db_bytes = sum(p.stat().st_size for p in self.index_dir.glob(DB_NAME + "*") if p.is_file())
+        hnsw = self.index_dir / "vectors.hnsw"
+        return IndexStatus(
+            roots=self.roots(),
+            files_indexed=counts.get("indexed", 0),
+            files_skipped=counts.get("skipped", 0),
+            files_error=counts.get("error", 0),
+            chunks=counts["chunks"],
+            errors=[FileProblem(p, "error", r or "") for p, r in self.store.problems("error")],
+            db_bytes=db_bytes,
+            hnsw_bytes=hnsw.stat().st_size if hnsw.exists() else 0,
+            embedding_model=self.store.get_meta("embedding_model") or self.embedder.name,
+        )
+
+    def skipped(self, limit: int = 1000) -> list[FileProblem]:
+        """Files skipped, with why (for `localrag status --verbose` and the TUI)."""
+        return [FileProblem(p, "skipped", r or "") for p, r in self.store.problems("skipped", limit)]
+
+    # --- watching -------------------------------------------------------------------
+    def watch(self, on_event: Callable[[WatchEvent], None], *,
+              on_error: Callable[[Exception], None] | None = None, debounce_s: float = 0.5) -> "Watcher":
+        from indexer.watcher import Watcher
+
+        watcher = Watcher(self, on_event, on_error=on_error, debounce_s=debounce_s)
+        watcher.start()
+        self._watchers.append(watcher)
+        return watcher
+
+    def close(self) -> None:
+        for watcher in list(self._watchers):
+            watcher.stop()
+        self._watchers.clear()
+        self.store.close()

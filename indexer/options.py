@@ -1,0 +1,36 @@
+"""Options of one index: what to parse and how to cut it into chunks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Used when a caller builds IndexOptions without settings (tests, benchmarks).
+BASIC_EXTENSIONS: tuple[str, ...] = (
+    ".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx",
+    ".py", ".js", ".ts", ".c", ".h", ".go", ".rs", ".java", ".sh", ".toml", ".yaml", ".json",
+)
+
+
+@dataclass
+class IndexOptions:
+    """How files are selected and chunked.
+
+    extensions: parsed extensions (lower case, with the dot); any other file is recorded
+    as "skipped: unsupported type".
+    """
+
+    extensions: list[str] = field(default_factory=lambda: list(BASIC_EXTENSIONS))
+    max_file_bytes: int = 20 * 1024 * 1024
+    include_hidden: bool = False
+    chunk_words: int = 200
+    embedding_model: str = ""   # folder of a sentence-transformers model; "" = the default package
+    batch_size: int = 64        # chunks embedded (and committed) together, across files
+
+    def __post_init__(self) -> None:
+        self.extensions = sorted({
+            (e if e.startswith(".") else "." + e).lower() for e in self.extensions if e
+        })
+        if self.chunk_words < 20:
+            self.chunk_words = 20
+        if self.batch_size < 1:
+            self.batch_size = 1

@@ -1,0 +1,78 @@
+"""Hybrid retrieval: HNSW (dense) and FTS5 BM25 results fused by reciprocal rank."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from indexer.records import Passage
+from indexer.store import Store
+from indexer.vectors import VectorIndex
+
+RRF_K = 60          # the usual constant: damps the head of each list
+
+
+def fts_query(query: str, *, max_terms: int = 32) -> str:
+    """User text -> a safe FTS5 query: every word quoted, OR-ed (quotes, hyphens, AND/NOT,
+    column names, etc. in the question can never become FTS5 syntax)."""
+    words = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", query)))[:max_terms]
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+
+
+def rrf(*rankings: list[int], k: int = RRF_K) -> dict[int, float]:
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, chunk_id in enumerate(ranking, start=1):
+            scores[chunk_id] = scores.get(chunk_id, 0.0) + 1.0 / (k + rank)
+    return scores
+
+
+def hybrid_search(store: Store, vectors: VectorIndex | None, query_vec, query: str, *, k: int
+                  ) -> list[Passage]:
+    depth = max(4 * k, 20)
+    dense = [cid for cid, _ in vectors.knn(query_vec, depth)] if vectors is not None and query_vec is not None else []
+    try:
+        lexical = store.fts_search(fts_query(query), depth)
+    except sqlite3.OperationalError:
+        lexical = []   # never let query text break search
+    fused = sorted(rrf(dense, lexical).items(), key=lambda kv: (-kv[1], kv[0]))
+    candidates = [cid for cid, _ in fused[:depth]]
+    rows = store.fetch_chunks(candidates)
+    out = []
+    scores = dict(fused)
+    for cid in candidates:
+        row = rows.get(cid)
+        if row is None:   # deleted since the HNSW snapshot was taken
+            continue
+        out.append(Passage(chunk_id=row[0], path=row[1], title=row[2], text=row[3],
+                           start_line=row[4], end_line=row[5], page=row[6], char_start=row[7],
+                           char_end=row[8], score=round(scores[cid], 6)))
+        if len(out) == k:
+            break
+    return out
+
+
+def surrounding_text(store: Store, passage: Passage, *, chars: int) -> tuple[str, int, int]:
+    """Text around the passage, stitched from its file's stored chunks (works even when
+    the file has changed or vanished), and the passage's span inside that text."""
+    lo = max(0, passage.char_start - chars)
+    hi = passage.char_end + chars
+    rows = store.neighbours(passage.chunk_id, lo, hi)
+    if not rows:
+        return passage.text, 0, len(passage.text)
+    base = min(r[0] for r in rows)   # the passage's own chunk is among them
+    text = ""
+    for start, stop, chunk_text in rows:   # overlapping chunks agree on shared characters
+        if stop - base <= len(text):
+            continue
+        gap = start - base - len(text)
+        if gap > 0:
+            text += "\n" * gap   # between chunks there were only blank lines / spaces
+            text += chunk_text
+        else:
+            text += chunk_text[-gap:]
+    cut_lo = max(0, lo - base)
+    cut_hi = min(len(text), hi - base)
+    text = text[cut_lo:cut_hi]
+    span_start = passage.char_start - base - cut_lo
+    return text, span_start, span_start + (passage.char_end - passage.char_start)

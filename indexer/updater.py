@@ -1,0 +1,287 @@
+"""One index run: scan, classify (new / changed / moved / deleted / unchanged), read,
+parse, chunk, embed in batches across files, and commit batch by batch.
+
+Each batch is one SQLite transaction (chunks, file rows, generation bump), mirrored into
+the HNSW cache only after it commits. A kill -9 therefore loses at most the batch in
+flight; the rerun redoes it, and the HNSW cache is repaired from SQLite on open.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from indexer import reading, walk
+from indexer.chunker import Chunk, chunk_document
+from indexer.embedder import Embedder
+from indexer.options import IndexOptions
+from indexer.parsers import parse_bytes
+from indexer.records import FileProblem, IndexProgress, IndexReport
+from indexer.store import FileRow, Store
+from indexer.vectors import VectorIndex
+
+ProgressFn = Callable[[IndexProgress], None]
+
+
+@dataclass
+class _Pending:
+    """Work waiting for the next commit."""
+
+    files: list[tuple[reading.FileSnapshot, str, list[Chunk], FileRow | None]] = field(default_factory=list)
+    ops: list[Callable] = field(default_factory=list)     # small row changes: (conn, out) -> None
+    chunk_count: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.files or self.ops)
+
+
+class UpdateRun:
+    def __init__(self, *, store: Store, vectors: Callable[[], VectorIndex], embedder: Embedder,
+                 options: IndexOptions, exclude: tuple[str, ...] = (),
+                 progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> None:
+        self.store = store
+        self.vectors = vectors
+        self.embedder = embedder
+        self.options = options
+        self.exclude = exclude
+        self.progress_fn = progress
+        self.cancel = cancel
+        self.report = IndexReport()
+        self.t0 = time.monotonic()
+        self.files_total = self.files_done = self.chunks_done = self.bytes_done = 0
+        self.changed_vectors = False
+
+    def _progress(self, phase: str, current: str | None = None) -> None:
+        if self.progress_fn is not None:
+            self.progress_fn(IndexProgress(
+                phase=phase, files_done=self.files_done, files_total=self.files_total,
+                chunks_done=self.chunks_done, bytes_done=self.bytes_done,
+                elapsed_s=time.monotonic() - self.t0, current_path=current))
+
+    def _problem(self, path: str, state: str, reason: str) -> None:
+        self.report.problems.append(FileProblem(path, state, reason))  # type: ignore[arg-type]
+
+    # --- the run --------------------------------------------------------------------
+    def run(self, scopes: list[tuple[str, str]], *, dry_run: bool = False) -> IndexReport:
+        report = self.report
+        report.dry_run = dry_run
+        self._progress("scanning")
+        scan = walk.scan(scopes, self.options, exclude=self.exclude)
+        existing: dict[str, FileRow] = {}
+        for _, scope in scopes:
+            existing.update(self.store.files_under(scope, os.sep))
+
+        to_read = []
+        for path, cand in scan.candidates.items():
+            row = existing.get(path)
+            if (row and row.state != "error" and row.mtime_ns == cand.mtime_ns
+                    and row.size == cand.size and row.root == cand.root):
+                report.unchanged += 1
+            else:
+                to_read.append(cand)
+        changed_skips = []
+        for skip in scan.skips.values():
+            row = existing.get(skip.path)
+            if skip.state == "error":
+                report.errors += 1
+            else:
+                report.skipped += 1
+            if row is None or (row.state, row.reason, row.root) != (skip.state, skip.reason, skip.root):
+                changed_skips.append(skip)
+                self._problem(skip.path, skip.state, skip.reason)
+            elif dry_run:
+                self._problem(skip.path, skip.state, skip.reason)
+        gone = {p: r for p, r in existing.items() if p not in scan.candidates and p not in scan.skips}
+        self.files_total = len(to_read)
+
+        if dry_run:
+            report.would_index = sorted(c.path for c in to_read)
+            report.removed = len(gone)
+            report.elapsed_s = time.monotonic() - self.t0
+            self._progress("done")
+            return report
+
+        self._progress("scanning")   # listing done: files_total is known
+        pending = _Pending()
+        for skip in changed_skips:
+            pending.ops.append(self._skip_op(skip.path, skip.root, skip.state, skip.reason,
+                                             skip.mtime_ns, skip.size, existing.get(skip.path)))
+        movable = {r.sha256: r for r in gone.values() if r.state == "indexed" and r.sha256}
+
+        for cand in to_read:
+            if self.cancel is not None and self.cancel.is_set():
+                report.cancelled = True
+                break
+            self._read_one(cand, existing.get(cand.path), movable, gone, pending)
+            self.files_done += 1
+            self._progress("indexing", cand.path)
+            if pending.chunk_count >= self.options.batch_size:
+                self._flush(pending)
+                pending = _Pending()
+        self._flush(pending)
+
+        if gone:
+            deleted: list[int] = []
+            with self.store.transaction(bump=True) as conn:
+                for row in gone.values():
+                    deleted += self.store.delete_file(conn, row.id)
+            report.removed += len(gone)
+            report.chunks_removed += len(deleted)
+            self._mirror([], None, deleted)
+        if self.changed_vectors:
+            self._progress("saving")
+            self.vectors().save()
+        report.elapsed_s = time.monotonic() - self.t0
+        self._progress("done")
+        return report
+
+    # --- per file -------------------------------------------------------------------
+    def _read_one(self, cand: walk.Candidate, row: FileRow | None, movable: dict[str, FileRow],
+                  gone: dict[str, FileRow], pending: _Pending) -> None:
+        report = self.report
+        try:
+            snap = reading.read_snapshot(cand.path, max_bytes=self.options.max_file_bytes)
+        except reading.FileVanished:
+            self._problem(cand.path, "skipped", "vanished while indexing (deleted or moved "
+                          "away); it will be indexed if it comes back")
+            if row is not None:
+                gone[cand.path] = row
+            return
+        except reading.FileSkip as skip:
+            self._skip_result(cand, skip, row, pending, 0, 0)
+            return
+        self.bytes_done += snap.size
+        name = os.path.basename(cand.path)
+        if row is not None and row.state == "indexed" and row.sha256 == snap.sha256:
+            report.unchanged += 1   # touched, same content: only the stat changed
+            pending.ops.append(self._touch_op(row.id, snap))
+            return
+        source = movable.pop(snap.sha256, None)
+        if source is not None and row is None:
+            gone.pop(source.path, None)
+            report.moved += 1
+            pending.ops.append(self._move_op(source, cand, snap))
+            return
+        same = [r for r in self.store.files_by_sha(snap.sha256) if r.path != cand.path]
+        if same:
+            self._count_added(row)
+            pending.ops.append(self._copy_op(same[0], cand, snap, row))
+            return
+        try:
+            doc = parse_bytes(snap.data, ext=cand.ext)
+            chunks = chunk_document(doc, file_name=name, chunk_words=self.options.chunk_words)
+        except reading.FileSkip as skip:
+            self._skip_result(cand, skip, row, pending, snap.mtime_ns, snap.size)
+            return
+        except Exception as exc:   # a parser bug or an odd file must not stop the run
+            skip = reading.FileSkip("error", f"could not parse the file ({type(exc).__name__}: "
+                                    f"{str(exc)[:160]}); please report it if the file opens fine")
+            self._skip_result(cand, skip, row, pending, snap.mtime_ns, snap.size)
+            return
+        if not chunks:
+            self._skip_result(cand, reading.FileSkip("skipped", "no text found in the file"),
+                              row, pending, snap.mtime_ns, snap.size)
+            return
+        self._count_added(row)
+        pending.files.append((snap, cand.root, chunks, row))
+        pending.chunk_count += len(chunks)
+
+    def _count_added(self, row: FileRow | None) -> None:
+        if row is None:
+            self.report.added += 1
+        else:
+            self.report.updated += 1
+
+    def _skip_result(self, cand: walk.Candidate, skip: reading.FileSkip, row: FileRow | None,
+                     pending: _Pending, mtime_ns: int, size: int) -> None:
+        if skip.state == "error":
+            self.report.errors += 1
+        else:
+            self.report.skipped += 1
+        self._problem(cand.path, skip.state, skip.reason)
+        pending.ops.append(self._skip_op(cand.path, cand.root, skip.state, skip.reason,
+                                         mtime_ns or cand.mtime_ns, size or cand.size, row))
+
+    # --- row operations (run inside the batch transaction) --------------------------
+    def _skip_op(self, path: str, root: str, state: str, reason: str, mtime_ns: int, size: int,
+                 row: FileRow | None) -> Callable:
+        def op(conn, out) -> None:  # noqa: ANN001
+            if row is not None and row.chunks:
+                out["deleted"] += self.store.delete_chunks_of(conn, row.id)
+            # errors keep mtime 0 so the next run retries them (chmod does not touch mtime)
+            self.store.upsert_file(conn, path=path, root=root, mtime_ns=mtime_ns if state != "error" else 0,
+                                   size=size, sha256=None, state=state, reason=reason, chunks=0)
+        return op
+
+    def _touch_op(self, file_id: int, snap: reading.FileSnapshot) -> Callable:
+        def op(conn, out) -> None:  # noqa: ANN001
+            conn.execute("UPDATE files SET mtime_ns=?, size=? WHERE id=?", (snap.mtime_ns, snap.size, file_id))
+        return op
+
+    def _move_op(self, source: FileRow, cand: walk.Candidate, snap: reading.FileSnapshot) -> Callable:
+        def op(conn, out) -> None:  # noqa: ANN001
+            conn.execute("UPDATE files SET path=?, root=?, mtime_ns=?, size=?, indexed_at=? WHERE id=?",
+                         (cand.path, cand.root, snap.mtime_ns, snap.size, time.time(), source.id))
+            self.store.retitle_chunks(conn, source.id, os.path.basename(source.path),
+                                      os.path.basename(cand.path))
+        return op
+
+    def _copy_op(self, source: FileRow, cand: walk.Candidate, snap: reading.FileSnapshot,
+                 row: FileRow | None) -> Callable:
+        def op(conn, out) -> None:  # noqa: ANN001
+            if row is not None:
+                out["deleted"] += self.store.delete_chunks_of(conn, row.id)
+            fid = self.store.upsert_file(conn, path=cand.path, root=cand.root, mtime_ns=snap.mtime_ns,
+                                         size=snap.size, sha256=snap.sha256, state="indexed",
+                                         reason=None, chunks=source.chunks)
+            out["copied"] += self.store.copy_chunks(conn, source.id, fid, os.path.basename(source.path),
+                                                    os.path.basename(cand.path))
+        return op
+
+    # --- batches --------------------------------------------------------------------
+    def _flush(self, pending: _Pending) -> None:
+        if not pending:
+            return
+        texts = [f"{c.title}\n{c.text}" for _, _, chunks, _ in pending.files for c in chunks]
+        if texts:
+            self._progress("embedding")
+            vecs = self.embedder.encode(texts, batch_size=min(64, self.options.batch_size))
+        else:
+            vecs = np.zeros((0, 1), dtype=np.float32)
+        out: dict[str, list[int]] = {"added": [], "deleted": [], "copied": []}
+        with self.store.transaction(bump=True) as conn:
+            pos = 0
+            for snap, root, chunks, row in pending.files:
+                if row is not None:
+                    out["deleted"] += self.store.delete_chunks_of(conn, row.id)
+                fid = self.store.upsert_file(conn, path=snap.path, root=root, mtime_ns=snap.mtime_ns,
+                                             size=snap.size, sha256=snap.sha256, state="indexed",
+                                             reason=None, chunks=len(chunks))
+                rows = [(c.ord, c.title, c.text, c.start_line, c.end_line, c.page, c.char_start,
+                         c.char_end) for c in chunks]
+                out["added"] += self.store.insert_chunks(conn, fid, rows, vecs[pos:pos + len(chunks)])
+                pos += len(chunks)
+            for op in pending.ops:
+                op(conn, out)
+        added_ids = list(out["added"])
+        parts = [vecs] if added_ids else []
+        for ids_part, vecs_part in self.store.embeddings(out["copied"]):  # copies: stored vectors
+            added_ids += ids_part.tolist()
+            parts.append(vecs_part)
+        self._mirror(added_ids, np.vstack(parts) if parts else None, out["deleted"])
+        self.chunks_done += len(out["added"]) + len(out["copied"])
+        self.report.chunks_added += len(out["added"]) + len(out["copied"])
+        self.report.chunks_removed += len(out["deleted"])
+        self._progress("indexing")
+
+    def _mirror(self, added: list[int], vecs: np.ndarray | None, deleted: list[int]) -> None:
+        if not added and not deleted:
+            return
+        self.changed_vectors = True
+        self.vectors().apply(added_ids=added, added_vecs=vecs, deleted_ids=deleted,
+                             generation=self.store.generation())

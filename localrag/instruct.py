@@ -1,0 +1,341 @@
+"""The answer loop for ordinary instruct models: same answer shape as Self-RAG.
+
+A model without reflection tokens cannot critique itself with them, so a critic
+(localrag.critics) answers the three questions instead: retrieve?, is this passage
+relevant?, is this sentence supported? The loop is Self-RAG's short-form one
+(../shared/design/SELFRAG.md sections 3-4):
+
+1. decide whether to retrieve (mode adaptive / always / never, the same threshold); an
+   embedding critic decides from what a search finds, so it searches first;
+2. judge the K passages found, keep the relevant ones;
+3. decode one candidate answer per relevant passage in ONE `generate` call: the K chat
+   prompts are built with the question *before* the passage, so system prompt, earlier
+   turns and question form a shared token prefix that is evaluated once, and only
+   "passage + closing instruction + assistant header" differs per branch (the split is
+   the longest common token prefix of the K tokenized prompts, so it is exact whatever
+   the chat template);
+4. judge every sentence of every candidate against its passage, score each candidate
+   with scoring.total_score and the same weights as Self-RAG (s_use is not judged for
+   instruct models and counts 0), drop unsupported candidates in strict mode, and keep
+   the best (earlier passage wins ties);
+5. deliver the chosen answer sentence by sentence, each with its critic label and the
+   passage as citation.
+Without retrieval the model answers from its own knowledge; those sentences are labelled
+"no_retrieval".
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from indexer.records import Passage
+from localrag.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
+from localrag.critics import RELEVANT_AT, Critic, Embed, SupportJudgement, choose_critic
+from localrag.errors import AnswerCancelled, LocalragError
+from localrag.lexical import split_sentences
+from localrag.model_critic import chat_tokens
+from localrag.scoring import mean_logprob, should_retrieve, total_score
+from localrag.selfrag import EngineConfig
+from models.base import Generation, LanguageModel
+
+Retrieve = Callable[[str, int], list[Passage]]
+
+SYSTEM_WITH_PASSAGE = ("You answer questions about the user's own notes. Use only the note "
+                       "you are given. Answer in one or two short sentences.")
+SYSTEM_PLAIN = "You are a helpful assistant. Answer in one or two short sentences."
+MIN_PASSAGE_TOKENS = 32     # below this a passage is useless
+MIN_GEN_TOKENS = 8
+
+
+def passage_text(passage: Passage) -> str:
+    """A passage as the critic and the prompt see it: title line, then the text."""
+    return f"{passage.title}\n{passage.text}"
+
+
+def user_message(question: str, title: str, text: str) -> str:
+    # Question first: everything up to the note's title is shared by the K prompts.
+    return (f"Question: {question}\n\nNote ({title}):\n{text}\n\n"
+            f"Using only this note, answer the question: {question}")
+
+
+@dataclass
+class _Candidate:
+    index: int                        # into Answer.passages
+    text: str
+    sentences: list[str]
+    judgements: list[SupportJudgement]
+    rel: float
+    sup: float
+    seq_mean: float | None
+    total: float
+    dropped: bool = False
+
+
+def common_prefix_len(seqs: Sequence[Sequence[int]]) -> int:
+    """Length of the longest common prefix, leaving at least one token in each branch."""
+    if not seqs:
+        return 0
+    n = min(len(s) for s in seqs) - 1
+    first = seqs[0]
+    for i in range(max(n, 0)):
+        if any(s[i] != first[i] for s in seqs[1:]):
+            return i
+    return max(n, 0)
+
+
+class InstructEngine:
+    """Answers with an ordinary instruct model, labels from a critic."""
+
+    def __init__(self, model: LanguageModel, *, config: EngineConfig, critic: Critic) -> None:
+        self.model = model
+        self.config = config
+        self.critic = critic
+        self.n_ctx = min(config.n_ctx, model.n_ctx)
+        self.last_generate_calls = 0      # for tests and benchmarks
+
+    @classmethod
+    def for_model(cls, model: LanguageModel, *, config: EngineConfig,
+                  embed: Embed) -> "InstructEngine":
+        """The engine with the critic measured best for this model (critics.choose_critic)."""
+        return cls(model, config=config, critic=choose_critic(model, embed))
+
+    @property
+    def critic_name(self) -> str:
+        return self.critic.name
+
+    def answer(
+        self,
+        question: str,
+        *,
+        retrieve: Retrieve,
+        search_query: str | None = None,
+        history: Sequence[tuple[str, str]] = (),
+        index_empty: bool = False,
+        on_segment: Callable[[Segment], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Answer:
+        return _Run(self, question, retrieve=retrieve, search_query=search_query,
+                    history=history, index_empty=index_empty, on_segment=on_segment,
+                    cancel=cancel).execute()
+
+
+class _Run:
+    """The state of one answer."""
+
+    def __init__(self, engine: InstructEngine, question: str, *, retrieve: Retrieve,
+                 search_query: str | None, history: Sequence[tuple[str, str]],
+                 index_empty: bool, on_segment: Callable[[Segment], None] | None,
+                 cancel: threading.Event | None) -> None:
+        self.e, self.cfg, self.model, self.critic = engine, engine.config, engine.model, engine.critic
+        self.question = question
+        self.query = search_query or question
+        self.history = list(history)
+        self.retrieve_fn = retrieve
+        self.index_empty = index_empty
+        self.on_segment = on_segment
+        self.cancel = cancel
+        self.notes: list[str] = []
+        self.judgements: list[PassageJudgement] = []
+
+    def _check_cancel(self) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise AnswerCancelled("The answer was cancelled.")
+
+    def _note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    # --- the run ---------------------------------------------------------------------------
+    def execute(self) -> Answer:
+        t0 = time.monotonic()
+        self._check_cancel()
+        decision, passages = self._decide()
+        segments: list[Segment] = []
+        if decision.retrieved and passages:
+            segments = self._answer_with_passages(passages)
+        if not segments:
+            segments = self._answer_plain()
+        return Answer(question=self.question, search_query=self.query, decision=decision,
+                      passages=self.judgements, segments=segments, critic=self.critic.name,
+                      model=self.model.name, notes=self.notes,
+                      elapsed_s=time.monotonic() - t0)
+
+    def _search(self) -> list[Passage]:
+        self._check_cancel()
+        return list(self.retrieve_fn(self.query, self.cfg.k))[: self.cfg.k]
+
+    def _decide(self) -> tuple[RetrievalDecision, list[Passage]]:
+        mode, threshold = self.cfg.mode, self.cfg.threshold
+        if self.index_empty:
+            self._note("the index is empty: answered without retrieval")
+            return RetrievalDecision(mode, False, None, threshold, "index is empty"), []
+        if mode == "never":
+            return RetrievalDecision(mode, False, None, threshold, "mode: never"), []
+        if mode == "always":
+            passages = self._search()
+            decision = RetrievalDecision(mode, True, None, threshold, "mode: always")
+        elif self.critic.decides_after_search:
+            passages = self._search()
+            prob = self.critic.retrieve_probability(self.query, [passage_text(p) for p in passages])
+            retrieved = should_retrieve(mode, prob, threshold)
+            decision = RetrievalDecision(
+                mode, retrieved, prob, threshold,
+                f"p={prob:.2f} {'>' if retrieved else '<='} {threshold:.2f} "
+                f"(best passage found, {self.critic.name})")
+        else:
+            prob = self.critic.retrieve_probability(self.query, [])
+            retrieved = should_retrieve(mode, prob, threshold)
+            decision = RetrievalDecision(
+                mode, retrieved, prob, threshold,
+                f"p={prob:.2f} {'>' if retrieved else '<='} {threshold:.2f} ({self.critic.name})")
+            passages = self._search() if retrieved else []
+        if decision.retrieved and not passages:
+            decision.retrieved = False
+            decision.reason += "; no passage found"
+            self._note("no passage matched the question: answered without retrieval")
+        return decision, passages if decision.retrieved else []
+
+    # --- prompts ---------------------------------------------------------------------------
+    def _history_messages(self, keep: int) -> list[dict[str, str]]:
+        msgs: list[dict[str, str]] = []
+        for q, a in self.history[len(self.history) - keep:] if keep else []:
+            msgs += [{"role": "user", "content": q}, {"role": "assistant", "content": a}]
+        return msgs
+
+    def _messages(self, system: str, user: str, keep: int) -> list[dict[str, str]]:
+        return [{"role": "system", "content": system}, *self._history_messages(keep),
+                {"role": "user", "content": user}]
+
+    def _fit_history(self, system: str, user: str) -> int:
+        """How many recent turns fit in half of what generation leaves of the context."""
+        budget = max((self.e.n_ctx - self.cfg.max_tokens) // 2, 1)
+        keep = len(self.history)
+        while keep > 0 and len(chat_tokens(self.model, self._messages(system, user, keep))) > budget:
+            keep -= 1
+        if keep < len(self.history):
+            self._note(f"{len(self.history) - keep} earlier turn(s) left out to fit the context")
+        return keep
+
+    def _trim(self, passage: Passage, budget: int) -> str:
+        ids = self.model.tokenize(passage.text, add_bos=False, special=False)
+        if len(ids) <= budget:
+            return passage.text
+        self._note(f"a passage from {passage.locator} was trimmed to fit the context")
+        return self.model.detokenize(ids[: max(budget, 0)])
+
+    # --- with passages -------------------------------------------------------------------
+    def _answer_with_passages(self, passages: list[Passage]) -> list[Segment]:
+        self._check_cancel()
+        texts = [passage_text(p) for p in passages]
+        rels = self.critic.relevance(self.query, texts)
+        for p, rel in zip(passages, rels):
+            self.judgements.append(PassageJudgement(passage=p, relevance=rel,
+                                                    relevant=rel >= RELEVANT_AT))
+        chosen = [i for i, j in enumerate(self.judgements) if j.relevant]
+        if not chosen:
+            self._note(f"no retrieved passage was relevant ({self.critic.name}): "
+                       "answered without retrieval")
+            return []
+        keep = self._fit_history(SYSTEM_WITH_PASSAGE, user_message(self.question, "", ""))
+        overhead = len(chat_tokens(self.model, self._messages(
+            SYSTEM_WITH_PASSAGE, user_message(self.question, "", ""), keep)))
+        budget = self.e.n_ctx - self.cfg.max_tokens - overhead - 16   # 16: title, joins
+        if budget < MIN_PASSAGE_TOKENS:
+            budget = min(MIN_PASSAGE_TOKENS, self.e.n_ctx - overhead - MIN_GEN_TOKENS - 16)
+        if budget < 1:
+            self._note("the context is too small for a passage: answered without retrieval")
+            return []
+        prompts = [chat_tokens(self.model, self._messages(
+            SYSTEM_WITH_PASSAGE,
+            user_message(self.question, passages[i].title, self._trim(passages[i], budget)),
+            keep)) for i in chosen]
+        n = common_prefix_len(prompts)
+        max_new = min(self.cfg.max_tokens, self.e.n_ctx - max(len(p) for p in prompts))
+        if max_new < 1:
+            self._note("the context is full: answered without retrieval")
+            return []
+        self._check_cancel()
+        gens = self.model.generate(prompts[0][:n], [p[n:] for p in prompts], max_tokens=max_new)
+        self.e.last_generate_calls += 1
+        self._check_cancel()
+        candidates = [self._candidate(i, texts[i], g) for i, g in zip(chosen, gens)]
+        live = [c for c in candidates if not c.dropped]
+        if not live:
+            self._note("strict mode dropped every candidate the critic found unsupported: "
+                       "answered without retrieval")
+            return []
+        best = live[0]
+        for c in live[1:]:
+            if c.total > best.total:        # strict '>': the earlier passage wins ties
+                best = c
+        return self._deliver(best)
+
+    def _text(self, gen: Generation) -> tuple[str, float | None]:
+        toks = gen.tokens
+        if gen.finish in ("eos", "stop") and toks:
+            toks = toks[:-1]          # EOS / stop token: scored, not shown
+        return (self.model.detokenize(toks).strip(),
+                mean_logprob([s.logprob for s in gen.steps]))
+
+    def _candidate(self, index: int, text_for_critic: str, gen: Generation) -> _Candidate:
+        text, seq_mean = self._text(gen)
+        sentences = split_sentences(text)
+        judgements = self.critic.support(sentences, text_for_critic) if sentences else []
+        sup = (math.fsum(j.score for j in judgements) / len(judgements)) if judgements else 0.0
+        rel = self.judgements[index].relevance
+        total = total_score(rel=rel, sup=sup, use=None, seq_mean_logprob=seq_mean,
+                            weights=self.cfg.weights)
+        cand = _Candidate(index, text, sentences, judgements, rel, sup, seq_mean, total)
+        # strict: a candidate with any unsupported sentence (or no text) is dropped
+        if self.cfg.strict and (not judgements or any(j.label == "none" for j in judgements)):
+            cand.dropped = True
+            j = self.judgements[index]
+            j.dropped = True
+            j.drop_reason = f"strict mode: the critic ({self.critic.name}) found its answer unsupported"
+        return cand
+
+    def _deliver(self, best: _Candidate) -> list[Segment]:
+        passage = self.judgements[best.index].passage
+        seq = None if best.seq_mean is None else math.exp(best.seq_mean)
+        segments = []
+        for sentence, j in zip(best.sentences, best.judgements):
+            self._check_cancel()
+            seg = Segment(text=sentence, label=j.label,
+                          scores=Scores(rel=best.rel, sup=j.score, use=None, seq=seq,
+                                        total=best.total),
+                          citation=best.index, passage=passage)
+            segments.append(seg)
+            if self.on_segment is not None:
+                self.on_segment(seg)
+        return segments
+
+    # --- without passages -------------------------------------------------------------------
+    def _answer_plain(self) -> list[Segment]:
+        self._check_cancel()
+        keep = self._fit_history(SYSTEM_PLAIN, self.question)
+        prompt = chat_tokens(self.model, self._messages(SYSTEM_PLAIN, self.question, keep))
+        max_new = min(self.cfg.max_tokens, self.e.n_ctx - len(prompt))
+        if max_new < MIN_GEN_TOKENS:
+            raise LocalragError(
+                f"The question is too long for the model's context ({len(prompt)} tokens "
+                f"of {self.e.n_ctx}).",
+                hint="ask a shorter question or raise n_ctx in the settings")
+        gen = self.model.generate(prompt, [], max_tokens=max_new)[0]
+        self.e.last_generate_calls += 1
+        text, seq_mean = self._text(gen)
+        seq = None if seq_mean is None else math.exp(seq_mean)
+        total = total_score(rel=None, sup=None, use=None, seq_mean_logprob=seq_mean,
+                            weights=self.cfg.weights)
+        segments = []
+        for sentence in split_sentences(text):
+            self._check_cancel()
+            seg = Segment(text=sentence, label="no_retrieval",
+                          scores=Scores(seq=seq, total=total), citation=None, passage=None)
+            segments.append(seg)
+            if self.on_segment is not None:
+                self.on_segment(seg)
+        return segments

@@ -1,0 +1,130 @@
+"""Sentence splitting and word overlap: the lexical half of the embedding critic.
+
+Embeddings say two sentences are about the same thing; they are poor at saying whether
+the *facts* agree ("expires in 2025" and "expires 2027-08-19" embed close together).
+Facts in personal notes are mostly numbers, dates, codes and names, so the support check
+counts those "key tokens" separately: a sentence whose key tokens are missing from the
+passage is not supported however similar it sounds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Abbreviations after which a full stop does not end a sentence.
+_ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "e.g", "i.e", "etc", "vs", "no",
+                  "fig", "approx", "ca", "jr", "sr", "mt"}
+# Titles are capitalised but say nothing about which person is meant.
+_TITLES = {"dr", "mr", "mrs", "ms", "prof", "sir", "madam"}
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'’:/.\-]*[A-Za-z0-9]|[A-Za-z0-9]")
+_HAS_DIGIT = re.compile(r"\d")
+
+STOPWORDS = frozenset("""
+a an the and or but if of to in on at by for with from as is are was were be been being
+do does did done what when where which who whom whose why how can could should would will
+shall may might must i you we me my our your yours it its it's they them their this that
+these those he she him her his hers there here about also so then than not no yes any
+some all much many more most tell please just only very too into onto over under up down
+out off again once has have had having get got use used using one two own same such each
+both few other nor s t don let lets
+""".split())
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of `text` (newline-separated lines are separate units too)."""
+    out: list[str] = []
+    for line in re.split(r"\n\s*\n|\n(?=\s*[-*•#\d])|\n", text):
+        line = line.strip()
+        if not line:
+            continue
+        start = 0
+        for m in _SENTENCE_END.finditer(line):
+            before = line[start:m.start()].rstrip(".!?\"')]")
+            last_word = before.rsplit(None, 1)[-1].lower() if before.split() else ""
+            if last_word in _ABBREVIATIONS or re.fullmatch(r"[a-z]", last_word or "x!"):
+                continue                       # "Dr. Okafor", "e.g. this", initials
+            piece = line[start:m.start()].strip()
+            if piece:
+                out.append(piece)
+            start = m.end()
+        tail = line[start:].strip()
+        if tail:
+            out.append(tail)
+    return out
+
+
+def _norm(word: str) -> str:
+    w = word.lower().strip(".:-/'’")
+    # crude stemming so "expires"/"expire", "planted"/"plant" meet; numbers stay exact
+    if not _HAS_DIGIT.search(w) and len(w) > 4:
+        for suffix in ("ing", "ed", "es", "s"):
+            if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+                w = w[: -len(suffix)]
+                break
+    return w
+
+
+def tokens(text: str) -> list[str]:
+    return [m.group(0) for m in _TOKEN.finditer(text)]
+
+
+def content_words(text: str) -> list[str]:
+    """Normalised words that carry meaning (stopwords and one-letter words dropped)."""
+    return [_norm(t) for t in tokens(text)
+            if t.lower() not in STOPWORDS and (len(t) > 1 or t.isdigit())]
+
+
+def key_tokens(sentence: str) -> list[str]:
+    """Numbers, dates, codes and names in `sentence` (normalised).
+
+    A name is a capitalised word that is not a stopword. The first word of a sentence is
+    capitalised anyway; it still counts ("Jonas owns the fix"), and an ordinary first word
+    ("Bake ...") almost always occurs in a passage that supports the sentence. Codes are words with digits or inner
+    hyphens ("birch-canoe-42", "02:00", "2027-08-19").
+    """
+    out: list[str] = []
+    for i, t in enumerate(tokens(sentence)):
+        if _HAS_DIGIT.search(t) or ("-" in t.strip("-") and len(t) > 3):
+            out.append(_norm(t))
+            # "2027-08-19" also counts its parts, so "2027" alone can match it
+        elif (t[:1].isupper() and t.lower() not in STOPWORDS and t.lower() not in _TITLES
+              and len(t) > 1):
+            out.append(_norm(t))
+    return out
+
+
+def _vocabulary(text: str) -> set[str]:
+    words = {_norm(t) for t in tokens(text)}
+    # split codes into parts too: a passage with "2027-08-19" contains "2027"
+    for t in tokens(text):
+        words.update(_norm(p) for p in re.split(r"[-/:]", t) if p)
+    return words
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """How much of a sentence's wording the passage contains."""
+
+    word_frac: float          # content words of the sentence found in the passage
+    key_frac: float | None    # key tokens found (None: the sentence has none)
+    missing_keys: tuple[str, ...]
+
+    @property
+    def strong(self) -> bool:
+        """A strong lexical match: every key token present and most content words.
+
+        This is the guard behind "fully supported" (see critics.guard_label)."""
+        return (self.key_frac is None or self.key_frac >= 1.0) and self.word_frac >= 0.6
+
+
+def overlap(sentence: str, passage: str) -> Overlap:
+    vocab = _vocabulary(passage)
+    words = content_words(sentence)
+    word_frac = sum(w in vocab for w in words) / len(words) if words else 0.0
+    keys = key_tokens(sentence)
+    if not keys:
+        return Overlap(word_frac, None, ())
+    missing = tuple(k for k in keys if k not in vocab)
+    return Overlap(word_frac, 1.0 - len(missing) / len(keys), missing)

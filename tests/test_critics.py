@@ -1,0 +1,172 @@
+"""Critics measured on the labelled set tests/data/critic_cases.json.
+
+The embedding + lexical critic must be clearly better than chance; SmolLM2-135M's own
+judgments are measured and printed (run with -s), and `choose_critic` must follow
+`critics.MEASURED`, which records those figures.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from conftest_models import smollm2_model, smollm2_path  # noqa: F401  (pytest fixtures)
+from instruct_fixtures import CASES, embed  # noqa: F401
+from localrag import lexical
+from localrag.critic_eval import auc, format_figures, load_cases, measure_critic
+from localrag.critics import (MEASURE_COMMAND, MEASURED, CompositeCritic, EmbeddingCritic,
+                              SupportJudgement, choose_critic, guard_label, model_key,
+                              ordinal_support, trusted)
+from localrag.model_critic import ModelCritic, first_token_ids
+from models.scripted import ScriptedModel
+
+
+@pytest.fixture(scope="module")
+def cases():
+    return load_cases(CASES)
+
+
+@pytest.fixture(scope="module")
+def embedding_figures(embed, cases):  # noqa: F811
+    return measure_critic(EmbeddingCritic(embed), cases)
+
+
+@pytest.fixture(scope="module")
+def smollm2_figures(smollm2_model, cases):  # noqa: F811
+    return measure_critic(ModelCritic(smollm2_model), cases)
+
+
+# --- the labelled set and the measure ---------------------------------------------------
+
+def test_the_labelled_set_covers_every_kind(cases):
+    labels = {(c.relevant, c.support) for c in cases.cases}
+    assert {(True, "fully"), (True, "partially"), (True, "none"), (False, "none")} <= labels
+    assert 25 <= len(cases.cases) <= 40
+    assert {r.retrieve for r in cases.retrieve} == {True, False}
+
+
+def test_auc():
+    assert auc([0.9, 0.8, 0.1], [True, True, False]) == 1.0
+    assert auc([0.1, 0.9], [True, False]) == 0.0
+    assert auc([0.5, 0.5], [True, False]) == 0.5
+    assert auc([0.5], [True]) is None
+
+
+# --- the embedding critic (real all-MiniLM-L6-v2) -------------------------------------------
+
+def test_embedding_critic_figures(embedding_figures):
+    print("\n" + format_figures("embedding+lexical", embedding_figures))
+    print(f"(command: {MEASURE_COMMAND})")
+    assert embedding_figures["relevance"]["auc"] >= 0.9
+    assert embedding_figures["support"]["auc"] >= 0.9
+    assert embedding_figures["support_full"]["auc"] >= 0.9
+    assert embedding_figures["retrieve"]["auc"] >= 0.9
+    assert embedding_figures["relevance"]["accuracy"] >= 0.85
+    assert embedding_figures["support"]["accuracy"] >= 0.8
+    recorded = MEASURED["embedding+lexical"]
+    assert embedding_figures["relevance"]["auc"] == pytest.approx(recorded.relevance.auc, abs=0.03)
+    assert embedding_figures["support"]["auc"] == pytest.approx(recorded.support.auc, abs=0.03)
+
+
+def test_embedding_critic_catches_a_wrong_number(embed):  # noqa: F811
+    critic = EmbeddingCritic(embed)
+    note = "documents.md\nPassport expires 2027-08-19; renew six months before travel."
+    right, wrong = critic.support(["Your passport expires on 2027-08-19.",
+                                   "Your passport expires on 2025-08-19."], note)
+    assert right.label == "fully" and right.score > 0.9
+    assert wrong.label == "none" and wrong.score < 0.2
+
+
+# --- SmolLM2's own judgments (real llama.cpp) ----------------------------------------------
+
+def test_smollm2_judge_figures_are_recorded(smollm2_figures, smollm2_model):  # noqa: F811
+    print("\n" + format_figures(f"model-judge ({smollm2_model.name})", smollm2_figures))
+    print(f"(command: {MEASURE_COMMAND})")
+    recorded = MEASURED[model_key(smollm2_model.name)]
+    for judgment in ("retrieve", "relevance", "support"):
+        measured = smollm2_figures[judgment]["auc"]
+        assert 0.0 <= measured <= 1.0
+        # llama.cpp's float arithmetic varies a little with threads and batch shapes
+        assert measured == pytest.approx(getattr(recorded, judgment).auc, abs=0.08), judgment
+    # PLATFORM.md: as a judge of relevance SmolLM2-135M carries little signal
+    assert smollm2_figures["relevance"]["auc"] < 0.8
+    assert smollm2_figures["support"]["auc"] < 0.8
+
+
+def test_choose_critic_uses_the_model_only_where_it_carried_signal(smollm2_model, embed):  # noqa: F811
+    critic = choose_critic(smollm2_model, embed)
+    figures = MEASURED[model_key(smollm2_model.name)]
+    assert not any(trusted(f) for f in (figures.retrieve, figures.relevance, figures.support))
+    assert isinstance(critic, EmbeddingCritic) and critic.name == "embedding+lexical"
+
+
+def test_choose_critic_composes_a_trusted_judge(embed):  # noqa: F811
+    from localrag.critics import CriticFigures, Measured
+
+    model = ScriptedModel(reflection=False, name="toy-judge")
+    table = {"toy-judge": CriticFigures(retrieve=Measured(0.9, 0.9), relevance=None,
+                                        support=Measured(0.6, 0.5))}
+    critic = choose_critic(model, embed, measured=table)
+    assert isinstance(critic, CompositeCritic)
+    assert critic.name == ("retrieve:model-judge, relevance:embedding+lexical, "
+                           "support:embedding+lexical")
+    assert critic.decides_after_search is False
+    assert isinstance(choose_critic(ScriptedModel(reflection=False, name="unknown"), embed),
+                      EmbeddingCritic)
+
+
+# --- the model critic's arithmetic (scripted model: exact numbers) ------------------------------
+
+def test_model_critic_reads_and_renormalises_answer_tokens():
+    model = ScriptedModel(reflection=False, space_prefix=False)
+    yes_ids, no_ids = first_token_ids(model, (("yes", "Yes"), ("no", "No")))
+    assert len(yes_ids) == 2 and len(no_ids) == 2
+    # after the assistant header: yes 0.3 + Yes 0.1 vs no 0.05 + No 0.05 (rest elsewhere)
+    model.rule({"yes": 0.3, "Yes": 0.1, "no": 0.05, "No": 0.05},
+               after=["assistant", "|", ">", "\n"])
+    critic = ModelCritic(model)
+    (p,) = critic.relevance("q?", ["title\ntext"])
+    assert p == pytest.approx(0.4 / 0.5)
+    # only the handful of answer ids is asked for, never the whole vocabulary
+    tokens, ids = model.logprob_calls[-1]
+    assert len(ids) <= 10
+
+
+def test_model_critic_support_is_graded():
+    model = ScriptedModel(reflection=False, space_prefix=False)
+    model.rule({"fully": 0.2, "partially": 0.6, "no": 0.2}, after=["assistant", "|", ">", "\n"])
+    (j,) = ModelCritic(model).support(["The sky is blue."], "notes\nThe sky is blue.")
+    assert (j.p_full, j.p_partial, j.p_none) == pytest.approx((0.2, 0.6, 0.2))
+    assert j.score == pytest.approx(0.2 + 0.5 * 0.6)
+    assert j.label == "partially"
+
+
+# --- label honesty and the lexical check ------------------------------------------------------
+
+def test_no_fully_supported_without_a_strong_lexical_match():
+    j = SupportJudgement(0.9, 0.1, 0.0, "fully")
+    passage = "bike.md\nTyres 28 mm, pressure 80 psi front and 85 psi rear."
+    kept = guard_label(j, "Use 80 psi front and 85 psi rear.", passage)
+    assert kept.label == "fully"
+    demoted = guard_label(j, "Use 90 psi front and 85 psi rear.", passage)
+    assert demoted.label == "partially"
+    assert demoted.score == pytest.approx(0.5)          # full mass counted as partial
+    assert math.isclose(demoted.p_full + demoted.p_partial + demoted.p_none, 1.0)
+
+
+def test_ordinal_support_probabilities():
+    for x in (0.0, 0.3, 0.5, 0.7, 0.85, 1.0):
+        full, partial, none = ordinal_support(x, partial_at=0.5, full_at=0.85, width=0.05)
+        assert min(full, partial, none) >= 0 and math.isclose(full + partial + none, 1.0)
+    assert ordinal_support(0.5, partial_at=0.5, full_at=0.85, width=0.05)[2] == pytest.approx(0.5)
+
+
+def test_sentences_and_key_tokens():
+    assert lexical.split_sentences(
+        "Dentist Dr. Okafor on 14 May. Release 2.3 moves!\nBring the card") == [
+        "Dentist Dr. Okafor on 14 May.", "Release 2.3 moves!", "Bring the card"]
+    assert lexical.key_tokens("Jonas owns the fix for release 2.3 by 2024-04-15") == [
+        "jona", "2.3", "2024-04-15"]
+    ov = lexical.overlap("The password is birch-canoe-42.", "wifi password: birch-canoe-42")
+    assert ov.key_frac == 1.0 and ov.strong

@@ -1,0 +1,248 @@
+"""InstructEngine: the answer loop for ordinary instruct models.
+
+Unit tests run the real loop against the scripted fake model (models/scripted.py) and a
+stub critic with fixed judgments, so every number is known. The integration test at the
+end runs real SmolLM2 (llama.cpp) with the real embedding critic.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Sequence
+
+import pytest
+
+from indexer.records import Passage
+from localrag.critics import SupportJudgement
+from localrag.errors import AnswerCancelled
+from localrag.instruct import InstructEngine, common_prefix_len
+from localrag.scoring import Weights
+from localrag.selfrag import EngineConfig
+from models.scripted import EOS, ScriptedModel
+
+
+def passage(i: int, title: str, text: str) -> Passage:
+    return Passage(chunk_id=i, path=f"/notes/{title}", title=title, text=text,
+                   start_line=1 + 10 * i, end_line=5 + 10 * i, page=None, char_start=0,
+                   char_end=len(text), score=1.0 - 0.1 * i)
+
+
+DENTIST = passage(0, "calendar.md", "Dentist Dr Okafor on Tuesday 14 May at 9:30.")
+GARDEN = passage(1, "garden.md", "Plant the tomatoes out in mid May after the frost.")
+BREAD = passage(2, "recipes.md", "Bake the banana bread for 60 minutes.")
+PASSAGES = [DENTIST, GARDEN, BREAD]
+
+
+class StubCritic:
+    """Fixed judgments: relevance by title, support label by (passage title, word)."""
+
+    name = "stub-critic"
+
+    def __init__(self, *, retrieve_p: float = 0.9, after_search: bool = True,
+                 relevance: dict[str, float] | None = None,
+                 support: dict[tuple[str, str], str] | None = None) -> None:
+        self.retrieve_p = retrieve_p
+        self.decides_after_search = after_search
+        self.rel = relevance or {"calendar.md": 0.9, "garden.md": 0.6, "recipes.md": 0.1}
+        self.sup = support or {}
+        self.calls: list[str] = []
+
+    def retrieve_probability(self, question: str, passages: Sequence[str]) -> float:
+        self.calls.append(f"retrieve:{len(passages)}")
+        return self.retrieve_p
+
+    def relevance(self, question: str, passages: Sequence[str]) -> list[float]:
+        self.calls.append("relevance")
+        return [self.rel[p.split("\n", 1)[0]] for p in passages]
+
+    def support(self, sentences: Sequence[str], passage: str) -> list[SupportJudgement]:
+        title = passage.split("\n", 1)[0]
+        out = []
+        for s in sentences:
+            label = next((lab for (t, word), lab in self.sup.items()
+                          if t == title and word in s), "none")
+            probs = {"fully": (1.0, 0.0, 0.0), "partially": (0.0, 1.0, 0.0),
+                     "none": (0.0, 0.0, 1.0)}[label]
+            out.append(SupportJudgement(*probs, label))  # type: ignore[arg-type]
+        return out
+
+
+ASSISTANT = ["assistant", "|", ">", "\n"]
+
+
+def scripted(*, word_p: dict[str, float] | None = None, n_ctx: int = 4096) -> ScriptedModel:
+    """An instruct model that answers from whichever note its prompt holds."""
+    m = ScriptedModel(reflection=False, n_ctx=n_ctx, name="scripted-instruct")
+    word_p = word_p or {}
+    answers = {
+        "Okafor": "Your appointment is with Dr Okafor on 14 May. It is at 9:30.",
+        "tomatoes": "Plant them in mid May.",
+        "banana": "Bake for 60 minutes.",
+    }
+    # no note in the prompt: the model's own words (added first: on equal suffixes the
+    # rule added last wins, so the note-specific rules below take precedence)
+    steps = [{piece: 0.5} for piece in m.pieces("I do not know.")] + [{EOS: 1.0}]
+    m.script(steps, after=ASSISTANT)
+    for key, text in answers.items():
+        p = word_p.get(key, 0.9)
+        steps = [{piece: p} for piece in m.pieces(text)] + [{EOS: 1.0}]
+        m.script(steps, after=ASSISTANT, contains=key)
+    return m
+
+
+def retriever(passages: list[Passage]):
+    calls: list[tuple[str, int]] = []
+
+    def retrieve(query: str, k: int) -> list[Passage]:
+        calls.append((query, k))
+        return passages[:k]
+
+    retrieve.calls = calls  # type: ignore[attr-defined]
+    return retrieve
+
+
+def config(**kw) -> EngineConfig:
+    kw.setdefault("k", 3)
+    return EngineConfig(**kw)
+
+
+def test_one_generate_call_for_all_relevant_passages_with_a_shared_prefix():
+    model = scripted()
+    critic = StubCritic(support={("calendar.md", "Okafor"): "fully",
+                                 ("calendar.md", "9:30"): "partially",
+                                 ("garden.md", "May"): "fully"})
+    engine = InstructEngine(model, config=config(), critic=critic)
+    streamed = []
+    ans = engine.answer("When is my dentist appointment?", retrieve=retriever(PASSAGES),
+                        on_segment=streamed.append)
+
+    # relevant passages (s_rel >= 0.5): calendar and garden -> 2 branches in ONE call
+    assert len(model.calls) == 1
+    call = model.calls[0]
+    assert len(call.branches) == 2
+    prefix_text = model.detokenize(call.prefix)
+    assert "When is my dentist appointment?" in prefix_text     # the question is shared
+    assert "Okafor" not in prefix_text and "tomatoes" not in prefix_text
+    assert "Okafor" in model.detokenize(call.branches[0])
+    assert "tomatoes" in model.detokenize(call.branches[1])
+
+    assert ans.critic == "stub-critic"
+    assert ans.decision.retrieved and ans.decision.probability == pytest.approx(0.9)
+    assert [j.relevant for j in ans.passages] == [True, True, False]
+    assert [s.text for s in ans.segments] == [
+        "Your appointment is with Dr Okafor on 14 May.", "It is at 9:30."]
+    assert [s.label for s in ans.segments] == ["fully", "partially"]
+    assert all(s.citation == 0 and s.passage == DENTIST for s in ans.segments)
+    assert streamed == ans.segments
+
+    # the scores are scoring.total_score's: exp(mean log p) + w_rel s_rel + w_sup s_sup
+    seg = ans.segments[0]
+    assert seg.scores.rel == pytest.approx(0.9)
+    assert seg.scores.sup == pytest.approx(1.0)
+    assert ans.segments[1].scores.sup == pytest.approx(0.5)
+    n_words = len(model.pieces("Your appointment is with Dr Okafor on 14 May. It is at 9:30."))
+    mean_lp = (n_words * math.log(0.9) + 0.0) / (n_words + 1)      # EOS step has p = 1
+    assert seg.scores.seq == pytest.approx(math.exp(mean_lp))
+    assert seg.scores.total == pytest.approx(math.exp(mean_lp) + 0.9 + 0.75)
+    # garden candidate: exp(mean) + 0.6 + 1.0 < dentist's total, so dentist wins
+
+
+def test_weights_change_the_winner():
+    critic = StubCritic(support={("calendar.md", "Okafor"): "none",
+                                 ("garden.md", "May"): "fully"})
+    for w_sup, winner in ((0.1, 0), (2.0, 1)):
+        engine = InstructEngine(scripted(), config=config(weights=Weights(w_sup=w_sup)),
+                                critic=critic)
+        ans = engine.answer("When?", retrieve=retriever(PASSAGES))
+        assert {s.citation for s in ans.segments} == {winner}
+
+
+def test_strict_mode_drops_unsupported_candidates():
+    critic = StubCritic(support={("calendar.md", "Okafor"): "fully",
+                                 ("garden.md", "May"): "fully"})
+    engine = InstructEngine(scripted(), config=config(strict=True), critic=critic)
+    ans = engine.answer("When?", retrieve=retriever(PASSAGES))
+    # the dentist answer's second sentence ("It is at 9:30.") is unsupported: dropped
+    assert ans.passages[0].dropped and "strict" in (ans.passages[0].drop_reason or "")
+    assert not ans.passages[1].dropped
+    assert [s.citation for s in ans.segments] == [1]
+    assert ans.segments[0].label == "fully"
+
+
+def test_strict_mode_with_nothing_supported_answers_without_retrieval():
+    engine = InstructEngine(scripted(), config=config(strict=True), critic=StubCritic())
+    ans = engine.answer("When?", retrieve=retriever(PASSAGES))
+    assert ans.decision.retrieved
+    assert all(s.label == "no_retrieval" and s.citation is None for s in ans.segments)
+    assert ans.text == "I do not know."
+    assert any("strict mode" in n for n in ans.notes)
+
+
+def test_adaptive_threshold_and_modes():
+    for p, retrieved in ((0.15, False), (0.25, True)):
+        model = scripted()
+        critic = StubCritic(retrieve_p=p, after_search=False)
+        r = retriever(PASSAGES)
+        ans = InstructEngine(model, config=config(threshold=0.2), critic=critic).answer(
+            "When?", retrieve=r)
+        assert ans.decision.retrieved is retrieved
+        assert len(r.calls) == (1 if retrieved else 0)   # question-only critic asks first
+        assert ans.decision.probability == pytest.approx(p)
+    r = retriever(PASSAGES)
+    ans = InstructEngine(scripted(), config=config(mode="never"), critic=StubCritic()).answer(
+        "When?", retrieve=r)
+    assert not r.calls and not ans.decision.retrieved
+    assert [s.label for s in ans.segments] == ["no_retrieval"]
+    ans = InstructEngine(scripted(), config=config(mode="always"),
+                         critic=StubCritic(retrieve_p=0.0)).answer("When?", retrieve=retriever(PASSAGES))
+    assert ans.decision.retrieved and ans.decision.probability is None
+
+
+def test_empty_index_and_no_relevant_passage_are_said():
+    ans = InstructEngine(scripted(), config=config(), critic=StubCritic()).answer(
+        "When?", retrieve=retriever(PASSAGES), index_empty=True)
+    assert not ans.decision.retrieved and "index is empty" in ans.notes[0]
+    ans = InstructEngine(scripted(), config=config(), critic=StubCritic()).answer(
+        "When?", retrieve=retriever([BREAD]))
+    assert [s.label for s in ans.segments] == ["no_retrieval"]
+    assert any("no retrieved passage was relevant" in n for n in ans.notes)
+    ans = InstructEngine(scripted(), config=config(), critic=StubCritic()).answer(
+        "When?", retrieve=retriever([]))
+    assert not ans.decision.retrieved and any("no passage matched" in n for n in ans.notes)
+
+
+def test_cancel_raises():
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(AnswerCancelled):
+        InstructEngine(scripted(), config=config(), critic=StubCritic()).answer(
+            "When?", retrieve=retriever(PASSAGES), cancel=cancel)
+
+
+def test_history_is_in_the_shared_prefix_and_search_uses_the_query():
+    model = scripted()
+    r = retriever(PASSAGES)
+    InstructEngine(model, config=config(), critic=StubCritic()).answer(
+        "and when?", retrieve=r, search_query="and when? (dentist)",
+        history=[("Who is my dentist?", "Dr Okafor.")])
+    assert r.calls == [("and when? (dentist)", 3)]
+    assert "Who is my dentist?" in model.detokenize(model.calls[0].prefix)
+
+
+def test_long_passages_are_trimmed_to_the_context():
+    long_text = "Dentist Dr Okafor. " + "filler words " * 400
+    long = passage(0, "calendar.md", long_text)
+    model = scripted(n_ctx=400)
+    ans = InstructEngine(model, config=config(max_tokens=60, n_ctx=400),
+                         critic=StubCritic()).answer("When?", retrieve=retriever([long]))
+    call = model.calls[0]
+    assert len(call.prefix) + max(len(b) for b in call.branches) + call.max_tokens <= 400
+    assert any("trimmed" in n for n in ans.notes)
+
+
+def test_common_prefix_leaves_every_branch_a_token():
+    assert common_prefix_len([[1, 2, 3], [1, 2, 4]]) == 2
+    assert common_prefix_len([[1, 2, 3], [1, 2, 3]]) == 2
+    assert common_prefix_len([[1, 2, 3]]) == 2
+    assert common_prefix_len([[5], [6]]) == 0

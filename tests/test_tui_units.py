@@ -1,0 +1,60 @@
+"""Unit tests of the app's pure helpers: path completion, editor command, saved answers."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from indexer.records import IndexProgress  # noqa: E402
+from tui.history import answer_from_json  # noqa: E402
+from tui.screens.source import highlighted, open_command  # noqa: E402
+from tui.widgets.index_view import progress_summary  # noqa: E402
+from tui.widgets.path_input import complete_path  # noqa: E402
+from tui_fakes import canned_answer, canned_passages  # noqa: E402
+
+
+def test_complete_path_suggests_folders_keeping_what_was_typed(tmp_path, monkeypatch):
+    (tmp_path / "Documents").mkdir()
+    (tmp_path / "Downloads").mkdir()
+    (tmp_path / "Dog.txt").write_text("x")
+    (tmp_path / ".hidden").mkdir()
+    assert complete_path(str(tmp_path / "Doc")) == str(tmp_path / "Documents") + "/"
+    assert complete_path(str(tmp_path / "Dow")) == str(tmp_path / "Downloads") + "/"
+    assert complete_path(str(tmp_path / "Dog")) is None          # files are not folders
+    assert complete_path(str(tmp_path / "Dog"), directories_only=False) == str(tmp_path / "Dog.txt")
+    assert complete_path(str(tmp_path) + "/") == str(tmp_path / "Documents") + "/"
+    assert complete_path(str(tmp_path / ".h")) == str(tmp_path / ".hidden") + "/"
+    assert complete_path(str(tmp_path / "zzz")) is None
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert complete_path("~/Doc") == "~/Documents/"
+
+
+def test_open_command_uses_editor_at_line_and_opener_for_pdf():
+    text, pdf = canned_passages()[0], canned_passages()[1]
+    assert open_command(text, environ={"EDITOR": "nvim -p"}) == (
+        ["nvim", "-p", "+12", "/docs/garden.md"], True)
+    cmd, in_terminal = open_command(pdf, environ={"EDITOR": "vim"})
+    assert not in_terminal and cmd[-1] in ("/docs/manual.pdf", "file:///docs/manual.pdf#page=3")
+    cmd, in_terminal = open_command(text, environ={})
+    assert not in_terminal and cmd[-1] == "/docs/garden.md"
+
+
+def test_saved_answer_json_rebuilds_the_same_answer():
+    answer = canned_answer("q?")
+    again = answer_from_json(answer.to_json())
+    assert [(s.text, s.label, s.citation) for s in again.segments] == [
+        (s.text, s.label, s.citation) for s in answer.segments]
+    assert again.decision == answer.decision
+    assert [j.passage.locator for j in again.passages] == [j.passage.locator for j in answer.passages]
+    assert again.to_json()["sources"] == answer.to_json()["sources"]
+
+
+def test_highlight_and_progress_line():
+    body = highlighted("abc def ghi", 4, 7)
+    assert [(s.start, s.end) for s in body.spans] == [(4, 7)]
+    assert highlighted("abc", 5, 9).spans == []
+    line = progress_summary(IndexProgress(phase="embedding", files_done=10, files_total=40,
+                                          chunks_done=120, bytes_done=0, elapsed_s=5.0))
+    assert line == "embedding 10/40 files · 120 chunks · 2.0 files/s · 15s left"

@@ -1,0 +1,103 @@
+"""The main screen: the conversation, a status line, the question box."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Static
+
+from tui.widgets.answer_view import TurnView
+from tui.widgets.index_view import progress_summary
+
+if TYPE_CHECKING:
+    from tui.app import LocalragApp
+
+
+class ChatScreen(Screen[None]):
+    BINDINGS = [
+        Binding("escape", "app.cancel_answer", "Cancel"),
+        Binding("ctrl+n", "app.new_chat", "New"),
+        Binding("ctrl+s", "app.export_answer", "Export"),
+        Binding("f2", "app.show_chats", "Chats"),
+        Binding("f3", "app.show_index", "Index"),
+        Binding("f4", "app.show_settings", "Settings"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        with VerticalScroll(id="chat-log"):
+            yield Static(Text("Ask a question about your files. Tab moves to the answer's "
+                              "sentences and sources; Enter opens a source.", style="dim"),
+                         id="chat-hint")
+        with Horizontal(id="status-bar"):
+            yield Static("model: loading…", id="model-status")
+            yield Static("", id="index-status")
+        yield Input(placeholder="Ask a question…", id="question")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#question", Input).focus()
+        self.refresh_index_state()
+        self.refresh_model_state()
+
+    @property
+    def app_state(self) -> "LocalragApp":
+        return self.app  # type: ignore[return-value]
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "question":
+            return
+        event.stop()
+        question = event.value.strip()
+        if not question:
+            return
+        event.input.value = ""
+        self.app_state.ask(question)
+
+    # -- what the app calls --------------------------------------------------------------
+    def add_turn(self, view: TurnView) -> None:
+        log = self.query_one("#chat-log", VerticalScroll)
+        hint = self.query("#chat-hint")
+        if hint:
+            hint.remove()
+        log.mount(view)
+        log.scroll_end(animate=False)
+
+    def clear_turns(self) -> None:
+        self.query_one("#chat-log", VerticalScroll).remove_children()
+
+    def scroll_to_end(self) -> None:
+        self.query_one("#chat-log", VerticalScroll).scroll_end(animate=False)
+
+    def refresh_model_state(self) -> None:
+        app = self.app_state
+        status = self.query_one("#model-status", Static)
+        d = app.model_description
+        if app.model_error:
+            status.update(Text(f"model failed: {app.model_error}", style="bold red"))
+        elif d is not None:
+            status.update(f"model: {d.name} · {d.kind} · labels: {d.critic}")
+        elif app.model_loading:
+            status.update("model: loading…")
+        else:
+            status.update("model: not loaded")
+
+    def refresh_index_state(self) -> None:
+        app = self.app_state
+        label = self.query_one("#index-status", Static)
+        if app.indexing and app.index_progress is not None:
+            prefix = "paused · " if app.index_paused else ""
+            label.update(prefix + progress_summary(app.index_progress))
+        elif app.indexing:
+            label.update("indexing: scanning…")
+        elif app.index_status is not None:
+            s = app.index_status
+            label.update(f"{len(s.roots)} folder(s) · {s.files_indexed} files · {s.chunks} chunks"
+                         + (f" · {s.files_error} in error" if s.files_error else ""))
+        else:
+            label.update("index: opening…")

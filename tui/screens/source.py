@@ -1,0 +1,118 @@
+"""A cited passage inside its surrounding text, with the cited span highlighted."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Label, Static
+
+from indexer.records import Passage
+from localrag.answer import Answer
+from tui.widgets.answer_view import file_link
+
+if TYPE_CHECKING:
+    from tui.app import LocalragApp
+
+
+def where(passage: Passage) -> str:
+    if passage.page is not None:
+        return f"page {passage.page}"
+    if passage.start_line is not None:
+        end = f"-{passage.end_line}" if passage.end_line and passage.end_line != passage.start_line else ""
+        return f"line {passage.start_line}{end}"
+    return ""
+
+
+def open_command(passage: Passage, *, environ: dict[str, str] | None = None) -> tuple[list[str], bool]:
+    """The command that opens `passage` at its line or page, and whether it runs in the
+    terminal (the app suspends for it) or outside (system opener)."""
+    env = os.environ if environ is None else environ
+    editor = env.get("VISUAL") or env.get("EDITOR")
+    if passage.page is None and editor:
+        line = passage.start_line or 1
+        return [*shlex.split(editor), f"+{line}", passage.path], True
+    if sys.platform == "darwin":
+        return ["open", passage.path], False
+    target = file_link(passage.path, page=passage.page) if passage.page else passage.path
+    return ["xdg-open", target], False
+
+
+def highlighted(text: str, start: int, end: int) -> Text:
+    body = Text(text)
+    if 0 <= start < end <= len(text):
+        body.stylize("bold reverse", start, end)
+    return body
+
+
+class SourceScreen(ModalScreen[None]):
+    """Shows citation `index` of `answer`; `e` opens the file at the cited place."""
+
+    BINDINGS = [
+        Binding("escape,q", "close", "Close"),
+        Binding("e", "open_file", "Open in editor"),
+    ]
+
+    def __init__(self, answer: Answer, index: int) -> None:
+        super().__init__()
+        self.answer = answer
+        self.index = index
+        self.judgement = answer.passages[index]
+        self.passage = self.judgement.passage
+        self.span: tuple[int, int] | None = None
+
+    def compose(self) -> ComposeResult:
+        p = self.passage
+        with Vertical(id="source-dialog", classes="dialog"):
+            yield Label(f"[{self.index + 1}] {p.title or os.path.basename(p.path)}",
+                        classes="dialog-title", markup=False)
+            link = file_link(p.path, page=p.page)
+            path_line = Text()
+            path_line.append(p.path, style=f"link {link}" if link else "")
+            loc = where(p)
+            if loc:
+                path_line.append(f"  {loc}", style="bold")
+            path_line.append(f"  relevance {self.judgement.relevance:.2f}", style="dim")
+            yield Static(path_line, id="source-path")
+            with VerticalScroll(id="source-scroll"):
+                yield Static(Text("loading the surrounding text…", style="dim"), id="source-body")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#source-scroll").focus()
+        self._load()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _load(self) -> None:
+        app: LocalragApp = self.app  # type: ignore[assignment]
+        try:
+            text, start, end = app.assistant.surrounding(self.passage)
+        except Exception as exc:           # the passage alone is still worth showing
+            app.log_unexpected(exc, quiet=True)
+            text, start, end = self.passage.text, 0, len(self.passage.text)
+        self.app.call_from_thread(self._show, text, start, end)
+
+    def _show(self, text: str, start: int, end: int) -> None:
+        self.span = (start, end)
+        self.query_one("#source-body", Static).update(highlighted(text, start, end))
+        # Bring the highlighted span into view: count the lines before it.
+        line = text.count("\n", 0, max(0, start))
+        scroll = self.query_one("#source-scroll", VerticalScroll)
+        scroll.scroll_to(y=max(0, line - 2), animate=False)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_open_file(self) -> None:
+        app: LocalragApp = self.app  # type: ignore[assignment]
+        app.open_passage(self.passage)
