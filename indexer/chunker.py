@@ -104,7 +104,9 @@ def chunk_document(doc: ParsedDoc, *, file_name: str, chunk_words: int = 200) ->
         if carry:
             words = 0
             for unit in reversed(cur):
-                if words + unit.words > overlap or unit.heading:
+                # at least the last sentence when it is short, else up to `overlap` words
+                limit = max(overlap, target // 4) if not kept else overlap
+                if words + unit.words > limit or unit.heading:
                     break
                 kept.insert(0, unit)
                 words += unit.words

@@ -11,11 +11,19 @@ from indexer.vectors import VectorIndex
 
 RRF_K = 60          # the usual constant: damps the head of each list
 
+STOPWORDS = frozenset(
+    "a an and are as at be by for from has have how i in is it its of on or that the this to "
+    "was were what when where which who why will with do does did can you your my me we our "
+    "they them their there about into".split())
+
 
 def fts_query(query: str, *, max_terms: int = 32) -> str:
     """User text -> a safe FTS5 query: every word quoted, OR-ed (quotes, hyphens, AND/NOT,
     column names, etc. in the question can never become FTS5 syntax)."""
-    words = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", query)))[:max_terms]
+    words = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", query)))
+    # Function words match nearly every chunk; in a small index BM25's idf cannot tell.
+    content = [w for w in words if w not in STOPWORDS]
+    words = (content or words)[:max_terms]
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
 
 

@@ -116,8 +116,10 @@ class EmbeddingCalibration:
 
     Set from tests/data/critic_cases.json (in-sample: the set is small and written by
     hand): relevant question/passage pairs had cosine 0.35-0.82, irrelevant ones
-    -0.08-0.45 with the hard negatives (same topic, no answer) on top; so s_rel =
-    sigmoid((cos - 0.30) / 0.06): 0.5 at 0.30, 0.91 at 0.44, 0.09 at 0.16. General-
+    -0.08-0.40, the top of that range being same-topic notes without the answer (one of
+    them, a hardware note for a "which port" question, is the set's one relevance
+    miss); so s_rel = sigmoid((cos - 0.30) / 0.06): 0.5 at 0.30, 0.91 at 0.44, 0.09 at
+    0.16. General-
     knowledge questions found nothing above 0.21 in the notes; personal questions found
     their note at 0.48 or more, so the retrieve probability is the s_rel of the best
     passage found (0.18 at 0.21, below the default threshold 0.2).
@@ -231,7 +233,7 @@ MEASURED: dict[str, CriticFigures] = {
     # SmolLM2-135M-Instruct asked through its chat template (model_critic.py prompts):
     # retrieve AUC 0.80 but its probabilities barely move (separation 0.08), so its
     # labels at the threshold are poor; relevance 0.68; support 0.44 (no signal).
-    "SmolLM2-135M-Instruct": CriticFigures(
+    "SmolLM2-135M": CriticFigures(
         retrieve=Measured(auc=0.80, accuracy=0.62),
         relevance=Measured(auc=0.68, accuracy=0.32),
         support=Measured(auc=0.44, accuracy=0.55),
@@ -280,13 +282,24 @@ class CompositeCritic:
         return [guard_label(j, s, passage) for j, s in zip(out, sentences)]
 
 
-def model_key(model_name: str) -> str:
-    """The MEASURED key of a model name ("SmolLM2-135M-Instruct.Q4_1.gguf" ->
-    "SmolLM2-135M-Instruct"): figures hold per model, whatever its quantisation."""
-    for key in MEASURED:
-        if key.lower() in model_name.lower():
+def _squash(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def model_key(model: object, table: dict[str, "CriticFigures"] | None = None) -> str:
+    """The MEASURED key of a model (or model name): matched against its name and file
+    name, ignoring case and punctuation ("Smollm2 135M 8k ..." and
+    "SmolLM2-135M-Instruct.Q4_1.gguf" are both "SmolLM2-135M"). Figures hold per model,
+    whatever its quantisation. Unknown models give their own name (no figures)."""
+    if isinstance(model, str):
+        name = model
+    else:
+        name = f"{getattr(model, 'name', '')} {getattr(model, 'path', '')}"
+    squashed = _squash(name)
+    for key in (MEASURED if table is None else table):
+        if _squash(key) in squashed:
             return key
-    return model_name
+    return name
 
 
 def choose_critic(model: object | None, embed: Embed, *,
@@ -297,7 +310,7 @@ def choose_critic(model: object | None, embed: Embed, *,
     critic knows."""
     table = MEASURED if measured is None else measured
     embedding = EmbeddingCritic(embed)
-    figures = table.get(model_key(getattr(model, "name", ""))) if model is not None else None
+    figures = table.get(model_key(model, table)) if model is not None else None
     if figures is None or not any(trusted(f) for f in
                                   (figures.retrieve, figures.relevance, figures.support)):
         return embedding

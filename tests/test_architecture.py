@@ -26,6 +26,8 @@ def _modules(package: str) -> list[str]:
     for path in sorted((ROOT / package).rglob("*.py")):
         rel = path.relative_to(ROOT).with_suffix("")
         parts = list(rel.parts)
+        if parts[-1] == "__main__":
+            continue                      # runs the CLI when imported
         if parts[-1] == "__init__":
             parts = parts[:-1]
         names.append(".".join(parts))

@@ -83,7 +83,7 @@ def test_embedding_critic_catches_a_wrong_number(embed):  # noqa: F811
 def test_smollm2_judge_figures_are_recorded(smollm2_figures, smollm2_model):  # noqa: F811
     print("\n" + format_figures(f"model-judge ({smollm2_model.name})", smollm2_figures))
     print(f"(command: {MEASURE_COMMAND})")
-    recorded = MEASURED[model_key(smollm2_model.name)]
+    recorded = MEASURED[model_key(smollm2_model)]
     for judgment in ("retrieve", "relevance", "support"):
         measured = smollm2_figures[judgment]["auc"]
         assert 0.0 <= measured <= 1.0
@@ -96,7 +96,7 @@ def test_smollm2_judge_figures_are_recorded(smollm2_figures, smollm2_model):  # 
 
 def test_choose_critic_uses_the_model_only_where_it_carried_signal(smollm2_model, embed):  # noqa: F811
     critic = choose_critic(smollm2_model, embed)
-    figures = MEASURED[model_key(smollm2_model.name)]
+    figures = MEASURED[model_key(smollm2_model)]
     assert not any(trusted(f) for f in (figures.retrieve, figures.relevance, figures.support))
     assert isinstance(critic, EmbeddingCritic) and critic.name == "embedding+lexical"
 

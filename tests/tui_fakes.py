@@ -84,6 +84,8 @@ class FakeAssistant(Assistant):
         self.loaded: ModelDescription | None = None
         self.watch_callbacks: list[Any] = []
         self.started = threading.Event()      # set when an answer starts streaming
+        self.gate: threading.Semaphore | None = None   # when set, one release per segment
+        self.progress_calls = 0
 
     # -- index ------------------------------------------------------------------------------
     def add_root(self, path: Any) -> RootInfo:
@@ -143,6 +145,7 @@ class FakeAssistant(Assistant):
             chunks += len(passages)
             self._files[str(f)] = passages
             if progress is not None:
+                self.progress_calls += 1
                 progress(IndexProgress(phase="indexing", files_done=i + 1,
                                        files_total=len(files), chunks_done=chunks,
                                        bytes_done=0, elapsed_s=time.monotonic() - start,
@@ -215,6 +218,8 @@ class FakeAssistant(Assistant):
         answer = canned_answer(question, found)
         self.started.set()
         for seg in answer.segments:
+            if self.gate is not None:
+                self.gate.acquire()
             if self.segment_delay and cancel is not None:
                 cancel.wait(self.segment_delay)
             if cancel is not None and cancel.is_set():

@@ -82,6 +82,7 @@ class LocalragApp(App[None]):
         self._index_resume = threading.Event()
         self._index_resume.set()
         self._last_progress_post = 0.0
+        self.progress_updates_shown = 0
         self.watch_lines: list[str] = []
         self.last_error: str | None = None
         self.last_export: Path | None = None
@@ -351,9 +352,9 @@ class LocalragApp(App[None]):
                 answer = answer_from_json(turn.answer_json)
             except Exception as exc:     # an old or damaged row: show what we can
                 self.log_unexpected(exc)
-                view.call_after_refresh(view.stop, cancelled=False, message="cannot read this answer")
+                view.stop(cancelled=False, message="cannot read this answer")
                 continue
-            view.call_after_refresh(view.show_answer, answer)
+            view.show_answer(answer)
 
     def last_answer(self) -> Answer | None:
         focused = self.focused
@@ -453,6 +454,7 @@ class LocalragApp(App[None]):
         if not self.indexing:
             return
         self.index_progress = message.progress
+        self.progress_updates_shown += 1
         self._refresh_index_views()
 
     def on_index_finished(self, message: IndexFinished) -> None:

@@ -81,7 +81,8 @@ class ChatScreen(Screen[None]):
         if app.model_error:
             status.update(Text(f"model failed: {app.model_error}", style="bold red"))
         elif d is not None:
-            status.update(f"model: {d.name} · {d.kind} · labels: {d.critic}")
+            critic = f" · labels: {d.critic}" if d.critic != d.kind else ""
+            status.update(f"model: {d.name} ({d.kind}){critic}")
         elif app.model_loading:
             status.update("model: loading…")
         else:
@@ -97,7 +98,7 @@ class ChatScreen(Screen[None]):
             label.update("indexing: scanning…")
         elif app.index_status is not None:
             s = app.index_status
-            label.update(f"{len(s.roots)} folder(s) · {s.files_indexed} files · {s.chunks} chunks"
-                         + (f" · {s.files_error} in error" if s.files_error else ""))
+            label.update(f"{len(s.roots)} folders · {s.files_indexed} files · {s.chunks} chunks"
+                         + (f" · {s.files_error} errors" if s.files_error else ""))
         else:
             label.update("index: opening…")

@@ -19,11 +19,11 @@ if TYPE_CHECKING:
 class IndexScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
-        Binding("a", "app.add_folder", "Add folder"),
-        Binding("d", "remove_root", "Remove folder"),
+        Binding("a", "app.add_folder", "Add"),
+        Binding("d", "remove_root", "Remove"),
         Binding("u", "app.update_index", "Update"),
-        Binding("p", "app.pause_index", "Pause/resume"),
-        Binding("c", "app.cancel_index", "Cancel run"),
+        Binding("p", "app.pause_index", "Pause"),
+        Binding("c", "app.cancel_index", "Cancel"),
     ]
 
     def compose(self) -> ComposeResult:

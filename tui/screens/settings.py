@@ -9,14 +9,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static, Switch
+from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
 from localrag.errors import SettingsError
 from localrag.settings import Settings
 from tui.widgets.path_input import PathSuggester
 
 FIELDS: list[tuple[str, str]] = [
-    ("model_path", "Model file (.gguf, empty = built-in SmolLM2)"),
+    ("model_path", "Model file (.gguf)"),
     ("n_gpu_layers", "GPU layers (-1 = all)"),
     ("retrieval_mode", "Retrieval"),
     ("threshold", "Retrieval threshold (0-1)"),
@@ -55,6 +55,7 @@ class SettingsScreen(ModalScreen[dict[str, Any] | None]):
                         yield Switch(value=s.strict, id="set-strict")
                     elif name == "model_path":
                         yield Input(s.model_path, id="set-model_path", compact=True,
+                                    placeholder="empty = built-in SmolLM2-135M",
                                     suggester=PathSuggester(directories_only=False,
                                                             suffixes=(".gguf",)))
                     else:
@@ -65,6 +66,7 @@ class SettingsScreen(ModalScreen[dict[str, Any] | None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save", variant="primary", id="save-settings", compact=True)
                 yield Button("Cancel", id="cancel-settings", compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#set-model_path", Input).focus()

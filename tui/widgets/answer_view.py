@@ -136,17 +136,37 @@ class TurnView(Vertical):
         yield Vertical(classes="sources")
         yield Static("", classes="turn-status")
 
+    def on_mount(self) -> None:
+        # Segments or the whole answer may arrive before this view was composed.
+        self._composed = True
+        if self.state == "done" and self.answer is not None:
+            self._render_answer(self.answer)
+        elif self.streamed:
+            self.query_one(".segments", Vertical).mount_all(
+                [SegmentLine(s) for s in self.streamed])
+        if self.state in ("cancelled", "failed"):
+            self._render_stop()
+
+    @property
+    def composed(self) -> bool:
+        return getattr(self, "_composed", False)
+
     # -- streaming ------------------------------------------------------------------------
     def add_segment(self, segment: Segment) -> None:
         if self.state != "running":
             return
         self.streamed.append(segment)
-        self.query_one(".segments", Vertical).mount(SegmentLine(segment))
+        if self.composed:
+            self.query_one(".segments", Vertical).mount(SegmentLine(segment))
 
     def show_answer(self, answer: Answer) -> None:
         """Replace the streamed lines with the complete answer."""
         self.answer = answer
         self.state = "done"
+        if self.composed:
+            self._render_answer(answer)
+
+    def _render_answer(self, answer: Answer) -> None:
         self.query_one(".decision", Static).update(Text(decision_line(answer), style="italic"))
         segments = self.query_one(".segments", Vertical)
         segments.remove_children()
@@ -172,10 +192,16 @@ class TurnView(Vertical):
         if self.state != "running":
             return
         self.state = "cancelled" if cancelled else "failed"
+        self.stop_message = message
+        if self.composed:
+            self._render_stop()
+
+    def _render_stop(self) -> None:
+        cancelled = self.state == "cancelled"
         self.query_one(".decision", Static).update("")
-        status = "cancelled" if cancelled else f"failed: {message}"
+        status = "cancelled" if cancelled else f"failed: {getattr(self, 'stop_message', '')}"
         self.query_one(".turn-status", Static).update(
-            Text(status, style="bold red" if not cancelled else "bold yellow"))
+            Text(status, style="bold yellow" if cancelled else "bold red"))
 
     # -- what the tests and the export read -------------------------------------------------
     def shown_segments(self) -> list[tuple[str, str, int | None]]:

@@ -1,0 +1,55 @@
+"""End to end through real llama.cpp: SmolLM2-135M-Instruct answers from three notes with
+the critic chosen for it (the embedding + lexical critic, see critics.MEASURED)."""
+
+from __future__ import annotations
+
+from conftest_models import smollm2_model, smollm2_path  # noqa: F401  (pytest fixtures)
+from instruct_fixtures import embed  # noqa: F401
+from indexer.records import Passage
+from localrag.instruct import InstructEngine
+from localrag.selfrag import EngineConfig
+
+
+def note(i: int, title: str, text: str) -> Passage:
+    return Passage(chunk_id=i, path=f"/home/me/notes/{title}", title=title, text=text,
+                   start_line=1, end_line=3, page=None, char_start=0, char_end=len(text),
+                   score=1.0)
+
+
+NOTES = [
+    note(1, "garden.md", "Tomatoes: sow indoors in early March and plant them out after "
+         "the last frost, around mid May. Water at the base, never the leaves."),
+    note(2, "cabin.md", "Cabin checklist. The key is under the blue flower pot by the back "
+         "door. The wifi password at the cabin is birch-canoe-42."),
+    note(3, "recipes.md", "Banana bread: mash 3 ripe bananas, mix with 75 g melted butter "
+         "and 150 g sugar, then bake 60 minutes at 175 C."),
+]
+
+
+def test_smollm2_answers_from_the_relevant_note_with_embedding_labels(smollm2_model, embed):  # noqa: F811
+    engine = InstructEngine.for_model(smollm2_model, config=EngineConfig(k=3, max_tokens=48),
+                                      embed=embed)
+    streamed = []
+    ans = engine.answer("What is the wifi password at the cabin?",
+                        retrieve=lambda q, k: NOTES[:k], on_segment=streamed.append)
+    print("\n", ans.text, [(s.label, s.citation) for s in ans.segments], ans.notes)
+    assert ans.critic == "embedding+lexical" == engine.critic_name
+    assert ans.decision.retrieved and ans.decision.probability > 0.9
+    assert [j.relevant for j in ans.passages] == [False, True, False]
+    assert engine.last_generate_calls == 1
+    assert ans.segments and streamed == ans.segments
+    cited = [s for s in ans.segments if s.citation is not None]
+    assert cited and all(ans.passages[s.citation].passage.title == "cabin.md" for s in cited)
+    assert "birch-canoe-42" in ans.text
+    assert any(s.label == "fully" for s in ans.segments if "birch-canoe-42" in s.text)
+    assert all(s.label in ("fully", "partially", "none") for s in ans.segments)
+
+
+def test_smollm2_without_retrieval_labels_its_own_knowledge(smollm2_model, embed):  # noqa: F811
+    engine = InstructEngine.for_model(smollm2_model, config=EngineConfig(k=3, max_tokens=32),
+                                      embed=embed)
+    ans = engine.answer("What is the capital of France?", retrieve=lambda q, k: NOTES[:k])
+    print("\n", ans.text, ans.decision.reason)
+    assert not ans.decision.retrieved and ans.decision.probability < 0.2
+    assert ans.segments and all(s.label == "no_retrieval" and s.citation is None
+                                for s in ans.segments)

@@ -1,0 +1,108 @@
+"""Snapshot tests (pytest-textual-snapshot) of the main screens at 80x24.
+
+Deterministic content: the fake Assistant's canned answer and a fixed index status.
+Update after an intended change with `pytest tests/test_tui_snapshots.py --snapshot-update`
+and look at the SVGs in tests/__snapshots__/.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from indexer.records import FileProblem, IndexStatus, RootInfo  # noqa: E402
+from localrag.chats import ChatSummary  # noqa: E402
+from tui.app import LocalragApp, create_app  # noqa: E402
+from tui.screens.chats import ChatsScreen  # noqa: E402
+from tui_fakes import FakeAssistant  # noqa: E402
+
+QUESTION = "How much sun do tomatoes need?"
+
+
+class SnapshotAssistant(FakeAssistant):
+    def status(self) -> IndexStatus:
+        return IndexStatus(
+            roots=[RootInfo("/home/me/notes", 41, 230, 0.0),
+                   RootInfo("/home/me/papers", 12, 610, 0.0)],
+            files_indexed=53, files_skipped=4, files_error=2, chunks=840,
+            errors=[FileProblem("/home/me/papers/scan.pdf", "error", "the PDF has no text layer"),
+                    FileProblem("/home/me/notes/old.docx", "error", "not a valid DOCX file")],
+            db_bytes=3_500_000, hnsw_bytes=1_400_000, embedding_model="all-MiniLM-L6-v2")
+
+
+def make_app(tmp_path: Path, *, first_run: bool = False) -> LocalragApp:
+    fake = (FakeAssistant if first_run else SnapshotAssistant)(tmp_path / "data")
+    app = create_app(fake, first_run_screen=first_run)
+    app.sub_title = "~/.local/share/localrag"
+    return app
+
+
+async def settle(pilot) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def answered(pilot) -> None:
+    await settle(pilot)
+    pilot.app.ask(QUESTION)
+    await settle(pilot)
+    pilot.app.clear_notifications()
+    await pilot.pause()
+
+
+def test_chat_screen_with_answer(snap_compare, tmp_path):
+    assert snap_compare(make_app(tmp_path), run_before=answered)
+
+
+def test_chat_screen_light_theme(snap_compare, tmp_path):
+    async def light(pilot):
+        await answered(pilot)
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+    assert snap_compare(make_app(tmp_path), run_before=light)
+
+
+def test_source_panel(snap_compare, tmp_path):
+    async def open_source(pilot):
+        await answered(pilot)
+        view = list(pilot.app._turns.values())[-1]
+        pilot.app.open_citation(view.answer, 0)
+        await settle(pilot)
+    assert snap_compare(make_app(tmp_path), run_before=open_source)
+
+
+def test_first_run_add_folder(snap_compare, tmp_path):
+    assert snap_compare(make_app(tmp_path, first_run=True), run_before=settle)
+
+
+def test_index_screen(snap_compare, tmp_path):
+    async def index(pilot):
+        await settle(pilot)
+        await pilot.press("f3")
+        await settle(pilot)
+    assert snap_compare(make_app(tmp_path), run_before=index)
+
+
+def test_settings_screen(snap_compare, tmp_path):
+    async def settings(pilot):
+        await settle(pilot)
+        await pilot.press("f4")
+        await settle(pilot)
+    assert snap_compare(make_app(tmp_path), run_before=settings)
+
+
+def test_chats_screen(snap_compare, tmp_path, monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    async def chats(pilot):
+        await settle(pilot)
+        pilot.app.push_screen(ChatsScreen([
+            ChatSummary(2, "How much sun do tomatoes need?", 1.7e9, 1.7e9 + 60, 3),
+            ChatSummary(1, "Where is the VPN config?", 1.6e9, 1.6e9 + 60, 1),
+        ]))
+        await pilot.pause()
+    assert snap_compare(make_app(tmp_path), run_before=chats)
