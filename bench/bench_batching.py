@@ -11,7 +11,7 @@ Two scenarios: "generation" (short passages, 64 new tokens: decoding dominates) 
 its own child process so that peak RSS is that mode's own. Prints a table; timings are
 the best of --repeats runs after one warm-up, so a busy machine disturbs them less.
 
-    python bench/bench_batching.py [--model PATH] [--k 5] [--threads 1] [--repeats 2]
+    python bench/bench_batching.py [--model PATH] [--k 5] [--threads 1] [--repeats 1]
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def main() -> int:
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--n-ctx", type=int, default=4096)
-    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), help=argparse.SUPPRESS)
     parser.add_argument("--mode", choices=("batched", "sequential", "naive"), help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -24,7 +24,7 @@ class IndexOptions:
     include_hidden: bool = False
     chunk_words: int = 200
     embedding_model: str = ""   # folder of a sentence-transformers model; "" = the default package
-    batch_size: int = 64        # chunks embedded (and committed) together, across files
+    batch_size: int = 64        # chunks per encode batch (across files); 4 batches per commit
 
     def __post_init__(self) -> None:
         self.extensions = sorted({

@@ -120,7 +120,9 @@ class UpdateRun:
             self._read_one(cand, existing.get(cand.path), movable, gone, pending)
             self.files_done += 1
             self._progress("indexing", cand.path)
-            if pending.chunk_count >= self.options.batch_size:
+            # commit groups of a few encode batches: long enough for sentence-transformers'
+            # length sorting to keep padding low, short enough to lose little on a crash
+            if pending.chunk_count >= 4 * self.options.batch_size:
                 self._flush(pending)
                 pending = _Pending()
         self._flush(pending)
@@ -250,7 +252,7 @@ class UpdateRun:
         texts = [f"{c.title}\n{c.text}" for _, _, chunks, _ in pending.files for c in chunks]
         if texts:
             self._progress("embedding")
-            vecs = self.embedder.encode(texts, batch_size=min(64, self.options.batch_size))
+            vecs = self.embedder.encode(texts, batch_size=self.options.batch_size)
         else:
             vecs = np.zeros((0, 1), dtype=np.float32)
         out: dict[str, list[int]] = {"added": [], "deleted": [], "copied": []}

@@ -291,16 +291,29 @@ def cmd_models(args: argparse.Namespace) -> int:
 
     from localrag.paths import Paths
 
+    from localrag.errors import USER_ERRORS
+
     if args.path:
-        infos = [inspect_gguf(args.path)]
+        infos = [inspect_gguf(args.path)]          # one file asked for: its error is the answer
+        problems: list[str] = []
     else:
         paths = Paths.resolve(args.data_dir)
-        infos = [inspect_gguf(p) for p in known_model_files([paths.models_dir])]
+        infos, problems = [], []
+        for path in known_model_files([paths.models_dir]):
+            try:                                   # one damaged file must not hide the rest
+                infos.append(inspect_gguf(path))
+            except USER_ERRORS as exc:
+                problems.append(str(exc))
     if args.json:
-        _print_json([vars(i) for i in infos])
+        _print_json([vars(i) for i in infos] + [{"error": p} for p in problems])
         return 0
     for info in infos:
-        print(info.describe() if hasattr(info, "describe") else vars(info))
+        print(info.describe())
+    for problem in problems:
+        print(f"error  {problem}")
+    if not args.path:
+        print(f"(put .gguf files in {Paths.resolve(args.data_dir).models_dir} "
+              "or pass one: localrag models FILE.gguf)")
     return 0
 
 

@@ -39,11 +39,23 @@ class ModelFileInfo:
         if self.kind == "selfrag":
             return "has the Self-RAG reflection vocabulary"
         if self.kind == "instruct":
-            return "instruct model (chat template, no reflection tokens)"
+            return "chat template, no reflection tokens"
         if self.missing_reflection_tokens and len(self.missing_reflection_tokens) < len(ALL_TOKENS):
             return "incomplete reflection vocabulary: missing " + ", ".join(
                 self.missing_reflection_tokens)
         return "no reflection tokens and no chat template"
+
+    def describe(self) -> str:
+        """A few lines for people (`localrag models`)."""
+        size = f"{self.size_bytes / 1e9:.2f} GB" if self.size_bytes >= 1e8 else \
+            f"{self.size_bytes / 1e6:.1f} MB"
+        return "\n".join([
+            f"{self.path}",
+            f"  name: {self.name or '?'}  architecture: {self.architecture or '?'}",
+            f"  quantisation: {self.quantisation or '?'}  size: {size}  "
+            f"context: {self.context_length or '?'}  vocabulary: {self.vocab_size or '?'}",
+            f"  kind: {self.kind} ({self.reason})",
+        ])
 
 
 def _quantisation(reader, file_type: int | None) -> str | None:

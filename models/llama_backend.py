@@ -30,7 +30,7 @@ import numpy as np
 from models.base import Generation, LanguageModel, ModelKind, Step
 from models.cpu import use_extra_bufts as _default_extra_bufts
 from models.errors import ModelError, ModelFileError, UnsupportedModelError
-from models.reflection import ReflectionVocab
+from models.reflection import ALL_TOKENS, ReflectionVocab
 
 MAX_SEQUENCES = 256     # LLAMA_MAX_SEQ in llama.cpp
 DEFAULT_SEQUENCES = 8   # prefix + 7 branches: K = 5 (the paper's default) fits
@@ -220,9 +220,16 @@ class LlamaModel(LanguageModel):
         self._seq0, self._seq0_logits = [], None
 
     def metadata(self, key: str) -> str | None:
-        buf = ctypes.create_string_buffer(1 << 16)
-        n = self._lc.llama_model_meta_val_str(self._model, key.encode(), buf, len(buf))
-        return buf.value.decode("utf-8", errors="replace") if n >= 0 else None
+        """A GGUF metadata value as text (None when the key is absent)."""
+        size = 1 << 12
+        while True:
+            buf = ctypes.create_string_buffer(size)
+            n = self._lc.llama_model_meta_val_str(self._model, key.encode(), buf, size)
+            if n < 0:
+                return None
+            if n < size:
+                return buf.value.decode("utf-8", errors="replace")
+            size = n + 1     # snprintf semantics: n is the full length
 
     def chat_template(self) -> str | None:
         raw = self._lc.llama_model_chat_template(self._model, None)
@@ -232,8 +239,6 @@ class LlamaModel(LanguageModel):
         vocab, missing = ReflectionVocab.lookup(self)
         if vocab is not None:
             return ModelKind.SELFRAG
-        from models.reflection import ALL_TOKENS
-
         if len(missing) < len(ALL_TOKENS):
             raise UnsupportedModelError(
                 f"{self.path} has only part of the Self-RAG reflection vocabulary; "
@@ -355,7 +360,14 @@ class LlamaModel(LanguageModel):
         with self._lock:
             return self._generate(prefix, branches, max_tokens, stop_ids, watch_ids)
 
-    def _generate(self, prefix, branches, max_tokens, stop_ids, watch_ids) -> list[Generation]:
+    def _generate(
+        self,
+        prefix: Sequence[int],
+        branches: Sequence[Sequence[int]],
+        max_tokens: int,
+        stop_ids: Collection[int],
+        watch_ids: Sequence[int],
+    ) -> list[Generation]:
         branch_list = [list(b) for b in branches] or [[]]
         prefix = list(prefix)
         if not prefix and any(not b for b in branch_list):
@@ -365,7 +377,7 @@ class LlamaModel(LanguageModel):
         # Branches that cannot even be evaluated get nothing: the caller trims passages.
         runnable = []
         for i, b in enumerate(branch_list):
-            if room - len(b) < 0 or (not b and room < 0):
+            if len(b) > room:
                 results[i] = Generation(steps=[], finish="length")
             else:
                 runnable.append(i)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +53,7 @@ PARTIAL_DROPPED = ("[Fully supported]", "[Partially supported]", "[No support / 
 USER_DEFINED = 4  # gguf.TokenType.USER_DEFINED
 
 
+@lru_cache(maxsize=2)   # tests write several variants from the same vocabulary
 def _read_llama2_vocab(path: Path) -> tuple[list[str], list[float], list[int]]:
     from gguf import GGUFReader
 
@@ -92,6 +94,10 @@ def write_test_gguf(
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
 
+    if not Path(vocab_file).is_file():
+        raise FileNotFoundError(
+            f"the Llama 2 vocabulary file {vocab_file} is missing (see tests/data/README.md; "
+            "the repository's .gitignore must not exclude it)")
     tokens, scores, types = _read_llama2_vocab(Path(vocab_file))
     if reflection == "all":
         added = list(SELFRAG_TOKENS)
@@ -99,9 +105,9 @@ def write_test_gguf(
         added = [t for t in SELFRAG_TOKENS if t not in PARTIAL_DROPPED]
     else:
         added = []
-    tokens = tokens + added
-    scores = scores + [0.0] * len(added)
-    types = types + [USER_DEFINED] * len(added)
+    tokens = list(tokens) + added
+    scores = list(scores) + [0.0] * len(added)
+    types = list(types) + [USER_DEFINED] * len(added)
     n_vocab = len(tokens)
 
     n_head = max(1, dim // 16)

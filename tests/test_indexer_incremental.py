@@ -205,12 +205,13 @@ def test_hnsw_cache_rebuilt_when_missing_corrupt_or_stale(make_index, tmp_path, 
     assert idx4._vectors_index().labels() == ids - {victim}
 
 
-def test_progress_and_cancel(make_index, tmp_path):
+def test_progress_and_cancel(make_index, tmp_path, index_options):
+    import dataclasses
     import threading
 
     root = tmp_path / "docs"
     write_corpus(root, 12, paragraphs=3)
-    idx = make_index()
+    idx = make_index(options=dataclasses.replace(index_options, batch_size=4))   # commits every 16 chunks
     idx.add_root(root)
     cancel = threading.Event()
     seen = []

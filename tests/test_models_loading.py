@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -133,6 +132,8 @@ def test_inspect_default_model(smollm2_path):
     assert info.vocab_size == 49152
     assert info.context_length == 8192
     assert len(info.missing_reflection_tokens) == len(ALL_TOKENS)
+    text = info.describe()
+    assert str(smollm2_path.resolve()) in text and "Q4_1" in text and "kind: instruct" in text
 
 
 def test_inspect_partial_and_quantized_test_models(test_gguf_factory):
@@ -195,3 +196,20 @@ def test_quantized_model_batches_without_crashing(which, smollm2_path, test_gguf
     # The whole prompt went through in one batch, then all branches per step.
     assert report["prompt"] >= report["prompt_len"] > 20
     assert all(1 <= n <= 6 for n in report["steps"])
+
+
+def test_extra_buffer_type_setting_reaches_llama_cpp(test_gguf_factory, capsys):
+    # llama.cpp's load log names the repacking buffer type (CPU_REPACK, or AMX on AMX
+    # CPUs) only when extra buffer types are allowed: proof the model parameter is set.
+    from models.llama_backend import LlamaModel
+
+    path = test_gguf_factory(dtype="q8_0")
+    logs = {}
+    for allowed in (True, False):
+        capsys.readouterr()
+        LlamaModel(path, n_ctx=256, n_threads=THREADS, verbose=True, use_extra_bufts=allowed).close()
+        logs[allowed] = capsys.readouterr().err
+    LlamaModel(path, n_ctx=256, n_threads=THREADS).close()    # back to quiet logging
+    assert "CPU_REPACK" in logs[True] or "AMX" in logs[True]
+    assert "load_tensors" in logs[False]
+    assert "CPU_REPACK" not in logs[False] and "AMX" not in logs[False]

@@ -142,6 +142,33 @@ async def test_first_run_add_folder_indexes_and_question_box_stays_usable(tmp_pa
         assert view.answer.passages[0].passage.path == str(docs / "garden.md")
 
 
+async def test_question_box_answers_while_indexing_runs(tmp_path, docs):
+    fake = FakeAssistant(tmp_path / "data")
+    fake.index_gate = threading.Semaphore(1)          # the first file, then it waits
+    app = create_app(fake, first_run_screen=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        fake.add_root(docs)
+        app.action_update_index()
+        for _ in range(200):                           # wait for the first progress message
+            await pilot.pause()
+            if app.index_progress is not None:
+                break
+        assert app.indexing
+        assert "indexing 1/3 files" in plain(app.screen.query_one("#index-status"))
+        app.ask("tomatoes?")
+        for _ in range(200):
+            await pilot.pause()
+            if fake.answers and list(app._turns.values())[-1].answer is not None:
+                break
+        assert list(app._turns.values())[-1].answer is fake.answers[-1]
+        assert app.indexing                            # still running
+        fake.index_gate.release()
+        fake.index_gate.release()
+        await settle(pilot)
+        assert not app.indexing and app.index_status.files_indexed == 2
+
+
 async def test_add_folder_rejects_a_missing_folder(tmp_path):
     app = create_app(FakeAssistant(tmp_path / "data"))
     async with app.run_test() as pilot:

@@ -171,3 +171,27 @@ async def test_real_broken_model_file_shows_the_error(tmp_path, embedder):
             assert str(bad) in app.last_error
     finally:
         assistant.close()
+
+
+async def test_real_locked_index_shows_the_error(tmp_path, notes, embedder):
+    """A second instance on the same data directory: the watcher cannot take the writer
+    lock, and the app says so instead of failing."""
+    first = Assistant.open(tmp_path / "data", overrides=OVERRIDES, embedder=embedder)
+    first.add_root(notes)
+    first.update_index()
+    first.start_watching(lambda event: None)
+    second = Assistant.open(tmp_path / "data", overrides=OVERRIDES, embedder=embedder)
+    app = create_app(second, load_model=False)
+    try:
+        async with app.run_test() as pilot:
+            await settle(pilot)
+            assert app.index_status is not None and len(app.index_status.roots) == 1
+            assert app.last_error is not None and "another localrag process" in app.last_error
+            assert "fix:" in app.last_error
+            app.action_update_index()
+            await settle(pilot)
+            assert app.index_result.startswith("Indexing failed: another localrag process")
+    finally:
+        os.chmod(notes / "locked.md", 0o600)
+        second.close()
+        first.close()

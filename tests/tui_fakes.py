@@ -86,6 +86,7 @@ class FakeAssistant(Assistant):
         self.started = threading.Event()      # set when an answer starts streaming
         self.gate: threading.Semaphore | None = None   # when set, one release per segment
         self.progress_calls = 0
+        self.index_gate: threading.Semaphore | None = None   # when set, one release per file
 
     # -- index ------------------------------------------------------------------------------
     def add_root(self, path: Any) -> RootInfo:
@@ -116,6 +117,8 @@ class FakeAssistant(Assistant):
         start = time.monotonic()
         chunks = 0
         for i, f in enumerate(files):
+            if self.index_gate is not None:
+                self.index_gate.acquire()
             if cancel is not None and cancel.is_set():
                 report.cancelled = True
                 break

@@ -482,7 +482,9 @@ class LocalragApp(App[None]):
         for screen in self.screen_stack:
             if isinstance(screen, IndexScreen):
                 screen.add_watch_line(self.watch_lines[-1])
-        self.notify(line, title="Watcher", timeout=4, markup=False)
+        r = message.event.report
+        if r.added + r.updated + r.removed + r.moved:
+            self.notify(line, title="Watcher", timeout=4, markup=False)
         for problem in message.event.report.problems[:3]:
             self.notify(f"{problem.path}: {problem.reason}", severity="warning", timeout=8,
                         markup=False)
@@ -572,12 +574,19 @@ def create_app(assistant: Assistant, *, load_model: bool = True,
     return LocalragApp(assistant, load_model=load_model, first_run_screen=first_run_screen)
 
 
+_file_handler: logging.FileHandler | None = None
+
+
 def _log_to(path: Path) -> None:
+    """Send the app's log to `path` (one handler: the latest app's data directory)."""
+    global _file_handler
     logger = logging.getLogger("localrag")
-    for handler in logger.handlers:
-        if isinstance(handler, logging.FileHandler) and Path(handler.baseFilename) == path:
+    if _file_handler is not None:
+        if Path(_file_handler.baseFilename) == path.resolve():
             return
-    handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+        logger.removeHandler(_file_handler)
+        _file_handler.close()
+    handler = _file_handler = logging.FileHandler(path, encoding="utf-8", delay=True)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)

@@ -30,7 +30,7 @@ class ChatScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
-        with VerticalScroll(id="chat-log"):
+        with VerticalScroll(id="chat-log", can_focus=False):
             yield Static(Text("Ask a question about your files. Tab moves to the answer's "
                               "sentences and sources; Enter opens a source.", style="dim"),
                          id="chat-hint")

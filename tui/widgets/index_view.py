@@ -76,8 +76,7 @@ class IndexProgressView(Vertical):
 
     def show_finished(self, text: str) -> None:
         bar = self.query_one(ProgressBar)
-        if bar.total:
-            bar.update(progress=bar.total)
+        bar.update(total=bar.total or 1, progress=bar.total or 1)
         self.query_one("#index-figures", Static).update(text)
 
 
