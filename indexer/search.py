@@ -17,14 +17,40 @@ STOPWORDS = frozenset(
     "they them their there about into".split())
 
 
-def fts_query(query: str, *, max_terms: int = 32) -> str:
+def fts_query(query: str, *, max_terms: int = 32, mode: str = "OR") -> str:
     """User text -> a safe FTS5 query: every word quoted, OR-ed (quotes, hyphens, AND/NOT,
     column names, etc. in the question can never become FTS5 syntax)."""
     words = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", query)))
     # Function words match nearly every chunk; in a small index BM25's idf cannot tell.
     content = [w for w in words if w not in STOPWORDS]
     words = (content or words)[:max_terms]
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+    return f" {mode} ".join('"' + w.replace('"', '""') + '"' for w in words)
+
+
+PRUNE_FROM = 20_000   # below this many chunks, BM25 over every term is already fast
+
+
+def selective_fts_query(store: Store, query: str) -> str:
+    """Drop terms found in more than ~3% of chunks from the OR query of a big index.
+
+    An OR of common words makes FTS5 score most of the table (180 ms at 100k chunks);
+    such terms add little to BM25 ranking anyway. Each term's frequency is probed with a
+    capped count, so the probe itself stays cheap.
+    """
+    full = fts_query(query)
+    total = store.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM chunks").fetchone()[0]
+    if total < PRUNE_FROM or not full:
+        return full
+    cap = max(500, total // 33)
+    kept = []
+    terms = full.split(" OR ")
+    for term in terms:
+        hits = store.conn.execute(
+            "SELECT COUNT(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+            (term, cap)).fetchone()[0]
+        if hits < cap:
+            kept.append(term)
+    return " OR ".join(kept)   # all terms common: the dense side carries the query
 
 
 def rrf(*rankings: list[int], k: int = RRF_K) -> dict[int, float]:
@@ -40,7 +66,7 @@ def hybrid_search(store: Store, vectors: VectorIndex | None, query_vec, query: s
     depth = max(4 * k, 20)
     dense = [cid for cid, _ in vectors.knn(query_vec, depth)] if vectors is not None and query_vec is not None else []
     try:
-        lexical = store.fts_search(fts_query(query), depth)
+        lexical = store.fts_search(selective_fts_query(store, query), depth)
     except sqlite3.OperationalError:
         lexical = []   # never let query text break search
     fused = sorted(rrf(dense, lexical).items(), key=lambda kv: (-kv[1], kv[0]))

@@ -11,14 +11,23 @@ KV-cache branching, batching), not language. It loads and generates in well unde
 second. `--dtype q8_0` writes quantized matrices so that the AMX repacking path of
 llama.cpp (PLATFORM.md) is exercised by tests.
 
+`--bias PREV=NEXT` (repeatable) makes the random model follow bigram rules: whenever the
+last input token is PREV, the next token is NEXT by a wide margin. Each rule owns one
+residual dimension: PREV's embedding carries a large value there, NEXT's output row reads
+it, and no layer writes into it (the rows of attn_output / ffn_down for that dimension
+are zero), so the rule holds in every context. Tests use it to make the engine meet
+real reflection tokens, e.g. `</paragraph>=[Relevant]`, `[Relevant]=▁Paris`.
+
     python scripts/make_test_gguf.py --out /tmp/selfrag-tiny.gguf [--dim 64] [--layers 2]
         [--seed 0] [--dtype f32|f16|q8_0] [--reflection all|partial|none]
+        [--bias PREV=NEXT ...]
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -51,6 +60,8 @@ SELFRAG_TOKENS: tuple[str, ...] = (
 # "partial" leaves out the IsSup group: a model that is neither Self-RAG nor usable.
 PARTIAL_DROPPED = ("[Fully supported]", "[Partially supported]", "[No support / Contradictory]")
 USER_DEFINED = 4  # gguf.TokenType.USER_DEFINED
+BIAS_INPUT = 8.0    # value of a rule's dimension in PREV's embedding (others are ~N(0, 1))
+BIAS_OUTPUT = 12.0  # weight of that dimension in NEXT's output row: a logit margin of ~60
 
 
 @lru_cache(maxsize=2)   # tests write several variants from the same vocabulary
@@ -81,8 +92,12 @@ def write_test_gguf(
     reflection: str = "all",
     context_length: int = 4096,
     vocab_file: Path | str = VOCAB_FILE,
+    bias: Sequence[tuple[str, str]] = (),
 ) -> Path:
-    """Write the test model to `out` and return its path."""
+    """Write the test model to `out` and return its path.
+
+    `bias`: (PREV, NEXT) vocabulary pieces (e.g. "[Relevant]", "▁Paris", "</s>"): after
+    PREV the model writes NEXT (see the module docstring). At most dim // 4 rules."""
     import gguf
 
     if dtype not in ("f32", "f16", "q8_0"):
@@ -109,6 +124,17 @@ def write_test_gguf(
     scores = list(scores) + [0.0] * len(added)
     types = list(types) + [USER_DEFINED] * len(added)
     n_vocab = len(tokens)
+    if len(bias) > dim // 4:
+        raise ValueError(f"at most {dim // 4} bias rules fit dim={dim}")
+    piece_id = {t: i for i, t in enumerate(tokens)}
+    rules: list[tuple[int, int]] = []
+    for prev, nxt in bias:
+        for piece in (prev, nxt):
+            if piece not in piece_id:
+                raise ValueError(f"bias rule piece {piece!r} is not in the vocabulary")
+        rules.append((piece_id[prev], piece_id[nxt]))
+    # the last len(rules) dimensions of the residual stream carry the rules
+    rule_dims = list(range(dim - len(rules), dim))
 
     n_head = max(1, dim // 16)
     n_ff = 2 * dim
@@ -161,19 +187,33 @@ def write_test_gguf(
     # Scales chosen so that next-token distributions are peaked rather than uniform:
     # greedy argmax then has clear winners, which keeps batched-vs-sequential
     # comparisons meaningful with a random model.
-    add_matrix("token_embd.weight", matrix(n_vocab, dim, 1.0))
+    embd = matrix(n_vocab, dim, 1.0)
+    output = matrix(n_vocab, dim, 3.0 / np.sqrt(dim))
+    if rules:
+        embd[:, rule_dims] = 0.0
+        output[:, rule_dims] = 0.0
+        for d, (prev, nxt) in zip(rule_dims, rules):
+            embd[prev, d] = BIAS_INPUT
+            output[nxt, d] = BIAS_OUTPUT
+
+    def no_rule_rows(m: np.ndarray) -> np.ndarray:
+        # layer outputs (rows = residual dims) must not disturb the rule dimensions
+        m[rule_dims, :] = 0.0
+        return m
+
+    add_matrix("token_embd.weight", embd)
     for i in range(layers):
         add_norm(f"blk.{i}.attn_norm.weight")
         add_matrix(f"blk.{i}.attn_q.weight", matrix(dim, dim, 1.0 / np.sqrt(dim)))
         add_matrix(f"blk.{i}.attn_k.weight", matrix(dim, dim, 1.0 / np.sqrt(dim)))
         add_matrix(f"blk.{i}.attn_v.weight", matrix(dim, dim, 1.0 / np.sqrt(dim)))
-        add_matrix(f"blk.{i}.attn_output.weight", matrix(dim, dim, 1.0 / np.sqrt(dim)))
+        add_matrix(f"blk.{i}.attn_output.weight", no_rule_rows(matrix(dim, dim, 1.0 / np.sqrt(dim))))
         add_norm(f"blk.{i}.ffn_norm.weight")
         add_matrix(f"blk.{i}.ffn_gate.weight", matrix(n_ff, dim, 1.0 / np.sqrt(dim)))
         add_matrix(f"blk.{i}.ffn_up.weight", matrix(n_ff, dim, 1.0 / np.sqrt(dim)))
-        add_matrix(f"blk.{i}.ffn_down.weight", matrix(dim, n_ff, 1.0 / np.sqrt(n_ff)))
+        add_matrix(f"blk.{i}.ffn_down.weight", no_rule_rows(matrix(dim, n_ff, 1.0 / np.sqrt(n_ff))))
     add_norm("output_norm.weight")
-    add_matrix("output.weight", matrix(n_vocab, dim, 3.0 / np.sqrt(dim)))
+    add_matrix("output.weight", output)
 
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
@@ -191,9 +231,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dtype", choices=("f32", "f16", "q8_0"), default="f32")
     parser.add_argument("--reflection", choices=("all", "partial", "none"), default="all",
                         help="which Self-RAG tokens to add (partial: IsSup group missing)")
+    parser.add_argument("--bias", action="append", default=[], metavar="PREV=NEXT",
+                        help="bigram rule: after vocabulary piece PREV write NEXT (repeatable)")
     args = parser.parse_args(argv)
+    rules = []
+    for rule in args.bias:
+        prev, sep, nxt = rule.rpartition("=")
+        if not sep or not prev or not nxt:
+            parser.error(f"--bias wants PREV=NEXT, got {rule!r}")
+        rules.append((prev, nxt))
     path = write_test_gguf(args.out, dim=args.dim, layers=args.layers, seed=args.seed,
-                           dtype=args.dtype, reflection=args.reflection)
+                           dtype=args.dtype, reflection=args.reflection, bias=rules)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     return 0
 

@@ -118,7 +118,9 @@ class FakeAssistant(Assistant):
         chunks = 0
         for i, f in enumerate(files):
             if self.index_gate is not None:
-                self.index_gate.acquire()
+                while not self.index_gate.acquire(timeout=0.05):
+                    if cancel is not None and cancel.is_set():
+                        break
             if cancel is not None and cancel.is_set():
                 report.cancelled = True
                 break

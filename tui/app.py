@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from textual import on, work
+from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -135,7 +135,7 @@ class LocalragApp(App[None]):
         self.notify(message, title=context or "Error", severity="error", timeout=15,
                     markup=False)
 
-    def log_unexpected(self, error: BaseException, *, quiet: bool = False) -> None:
+    def log_unexpected(self, error: BaseException) -> None:
         log.error("unexpected error", exc_info=(type(error), error, error.__traceback__))
 
     @property

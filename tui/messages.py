@@ -6,7 +6,7 @@ the app or a screen updates its widgets on the UI thread.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
@@ -100,7 +100,3 @@ class CitationSelected(Message):
         self.answer = answer
         self.index = index
 
-
-def payload(message: Message) -> dict[str, Any]:
-    """Attributes of a message (debug logging)."""
-    return {k: v for k, v in vars(message).items() if not k.startswith("_")}

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
-import subprocess
 import sys
 from typing import TYPE_CHECKING
 
@@ -98,7 +96,7 @@ class SourceScreen(ModalScreen[None]):
         try:
             text, start, end = app.assistant.surrounding(self.passage)
         except Exception as exc:           # the passage alone is still worth showing
-            app.log_unexpected(exc, quiet=True)
+            app.log_unexpected(exc)
             text, start, end = self.passage.text, 0, len(self.passage.text)
         self.app.call_from_thread(self._show, text, start, end)
 

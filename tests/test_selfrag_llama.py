@@ -1,0 +1,253 @@
+"""End to end: the Self-RAG engine over real llama.cpp with the tiny test GGUF.
+
+The test model (scripts/make_test_gguf.py) has the real Llama 2 vocabulary plus the 16
+Self-RAG tokens at 32000..32015, random weights, and, for the last tests, bigram "bias"
+rules that make it write real reflection tokens in a fixed order, so that the engine's
+parsing of what llama.cpp generates is checked on token ids coming from the real backend.
+Everything runs with one thread (PLATFORM.md: llama.cpp threads spin-wait on 2 shared cores).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from conftest_models import THREADS, _make_test_gguf_module, test_gguf_factory, tiny_gguf, tiny_model  # noqa: F401
+from localrag.prompting import prompt_ids
+from localrag.scoring import retrieve_probability
+from localrag.selfrag import EngineConfig, SelfRagEngine
+from models.base import ModelStats
+from models.reflection import ALL_TOKENS, RETRIEVE_NO, RETRIEVE_YES, ReflectionVocab
+from selfrag_helpers import Retriever, passage
+
+QUESTION = "When was the Eiffel tower built, and by whom?"
+LABELS = {"fully", "partially", "none", "no_retrieval"}
+PASSAGES = [
+    passage(1, "The Eiffel Tower was built from 1887 to 1889 by the company of Gustave Eiffel.",
+            title="eiffel.md"),
+    passage(2, "Paris is the capital of France. The tower stands on the Champ de Mars.",
+            title="paris.md"),
+    passage(3, "Gustave Eiffel also designed the internal frame of the Statue of Liberty.",
+            title="gustave.md"),
+]
+# after `</paragraph>` the biased model writes: [Relevant] ▁Paris . [Fully supported]
+# [Utility:5] </s>  -- a complete short Self-RAG answer, on real token ids.
+SHORT_ANSWER_RULES = [
+    ("</paragraph>", "[Relevant]"), ("[Relevant]", "▁Paris"), ("▁Paris", "."),
+    (".", "[Fully supported]"), ("[Fully supported]", "[Utility:5]"), ("[Utility:5]", "</s>"),
+]
+# the same, but it asks for evidence again after each segment: the beam search grows
+LONG_ANSWER_RULES = [
+    ("</paragraph>", "[Relevant]"), ("[Relevant]", "▁Paris"), ("▁Paris", "."),
+    (".", "[Fully supported]"), ("[Fully supported]", "[Continue to Use Evidence]"),
+]
+
+
+class GenerateSpy:
+    """Wraps model.generate (instance attribute) and records each call's branch count."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.inner = model.generate
+        self.calls: list[int] = []
+
+    def __call__(self, prefix, branches, **kw):
+        self.calls.append(len(branches))
+        return self.inner(prefix, branches, **kw)
+
+
+@pytest.fixture
+def spy(tiny_model, monkeypatch):
+    s = GenerateSpy(tiny_model)
+    monkeypatch.setattr(tiny_model, "generate", s)
+    return s
+
+
+def fresh(model) -> None:
+    model.clear_cache()
+    model.stats = ModelStats()
+
+
+def reflection_strings() -> list[str]:
+    return [*ALL_TOKENS, "<pad>", "</s>", "<s>"]
+
+
+def check_segments(answer) -> None:
+    assert answer.segments, "the answer has no segment"
+    for seg in answer.segments:
+        assert seg.label in LABELS
+        for token in reflection_strings():
+            assert token not in seg.text, f"{token!r} leaked into {seg.text!r}"
+        scores = [seg.scores.rel, seg.scores.sup, seg.scores.use, seg.scores.seq, seg.scores.total]
+        assert all(math.isfinite(v) for v in scores if v is not None), seg.scores
+        assert seg.scores.total is not None and math.isfinite(seg.scores.total)
+        if seg.citation is not None:
+            assert 0 <= seg.citation < len(answer.passages)
+            assert seg.passage is answer.passages[seg.citation].passage
+
+
+def measured_retrieve_probability(model, question: str) -> float:
+    """p([Retrieval]) / (p([Retrieval]) + p([No Retrieval])) read straight from llama.cpp.
+
+    The prompt is tokenized here as one string (BOS + SELFRAG.md's template) rather than
+    by the engine's prompt builder, and the ratio is taken on probabilities."""
+    text = f"### Instruction:\n{question}\n\n### Response:\n"
+    ids = model.tokenize(text, add_bos=True, special=False)
+    assert ids == prompt_ids(model, question)[0]
+    yes, no = model.token_id(RETRIEVE_YES), model.token_id(RETRIEVE_NO)
+    lps = model.next_logprobs(ids, [yes, no])
+    p_yes, p_no = math.exp(lps[yes]), math.exp(lps[no])
+    return p_yes / (p_yes + p_no)
+
+
+# --- (a) always retrieve, K = 3 ----------------------------------------------------------
+
+def test_always_mode_answers_with_three_passages_in_one_batched_call(tiny_model, spy):
+    fresh(tiny_model)
+    retriever = Retriever(PASSAGES)
+    engine = SelfRagEngine(tiny_model, config=EngineConfig(mode="always", k=3, max_tokens=24,
+                                                           max_segments=3))
+    answer = engine.answer(QUESTION, retrieve=retriever)
+
+    assert answer.decision.retrieved is True
+    assert answer.decision.probability is None          # "always" does not ask the model
+    assert [j.passage for j in answer.passages] == PASSAGES
+    assert all(0.0 <= j.relevance <= 1.0 for j in answer.passages)
+    check_segments(answer)
+    assert answer.critic == "selfrag" and answer.model == tiny_model.name
+
+    # every expansion with evidence is ONE generate call holding all K=3 branches
+    evidence_expansions = [n for n in engine.last_trace if n.passage is not None]
+    with_evidence_calls = [c for c in spy.calls if c == 3]
+    assert spy.calls and all(c in (1, 3) for c in spy.calls)
+    assert len(with_evidence_calls) * 3 == len(evidence_expansions)
+    assert len(retriever.queries) == len(with_evidence_calls)
+    # the first expansion's three children are the three passages, in order
+    first = [n for n in engine.last_trace if n.depth == 1]
+    assert [n.passage for n in first] == [0, 1, 2]
+    # the shared prompt was evaluated once: fewer prompt tokens than K full prompts
+    prompt = prompt_ids(tiny_model, QUESTION)[0]
+    assert tiny_model.stats.prompt_tokens < 3 * len(prompt) + sum(
+        len(tiny_model.tokenize(f"{p.title}\n{p.text}", special=False)) + 3 for p in PASSAGES)
+
+
+# --- (b) adaptive: the threshold decides ---------------------------------------------------
+
+def test_adaptive_decision_is_the_renormalised_probability_and_follows_the_threshold(tiny_model, spy):
+    fresh(tiny_model)
+    prob = measured_retrieve_probability(tiny_model, QUESTION)
+    assert 0.0 < prob < 1.0
+    below, above = max(prob - 1e-4, 0.0), min(prob + 1e-4, 1.0)
+
+    low = SelfRagEngine(tiny_model, config=EngineConfig(mode="adaptive", threshold=below, k=3,
+                                                        max_tokens=12, max_segments=1))
+    retriever = Retriever(PASSAGES)
+    answer = low.answer(QUESTION, retrieve=retriever)
+    assert answer.decision.probability == pytest.approx(prob, abs=1e-9)
+    assert answer.decision.probability == pytest.approx(retrieve_probability(prob, 1 - prob))
+    assert answer.decision.retrieved is True and retriever.queries
+    assert len(answer.passages) == 3
+    check_segments(answer)
+
+    high = SelfRagEngine(tiny_model, config=EngineConfig(mode="adaptive", threshold=above, k=3,
+                                                         max_tokens=12, max_segments=1))
+    retriever = Retriever(PASSAGES)
+    spy.calls.clear()
+    answer = high.answer(QUESTION, retrieve=retriever)
+    assert answer.decision.probability == pytest.approx(prob, abs=1e-9)
+    assert answer.decision.retrieved is False
+    assert retriever.queries == [] and answer.passages == []
+    assert spy.calls == [1]                     # one branch: [No Retrieval] + the answer
+    check_segments(answer)
+    assert {s.label for s in answer.segments} == {"no_retrieval"}
+    assert all(s.citation is None for s in answer.segments)
+
+
+# --- (c) a passage far longer than the context ---------------------------------------------
+
+def test_passage_longer_than_the_context_is_trimmed_with_a_note(tiny_gguf):
+    from models.loader import load_model
+
+    model = load_model(tiny_gguf, n_ctx=512, n_threads=THREADS)
+    try:
+        huge = passage(7, " ".join(["The tower was repainted in many colours over the years."] * 300),
+                       title="long.md")
+        assert len(model.tokenize(huge.text, special=False)) > 4 * model.n_ctx
+        engine = SelfRagEngine(model, config=EngineConfig(mode="always", k=2, max_tokens=16,
+                                                          max_segments=2, n_ctx=512))
+        answer = engine.answer(QUESTION, retrieve=Retriever([huge, PASSAGES[0]]))
+        assert any("trimmed" in n and huge.locator in n for n in answer.notes), answer.notes
+        assert [j.passage for j in answer.passages] == [huge, PASSAGES[0]]
+        check_segments(answer)
+        assert model.stats.generated_tokens > 0
+    finally:
+        model.close()
+
+
+# --- (d) a biased model that writes real reflection tokens --------------------------------
+
+@pytest.fixture(scope="module")
+def biased_models(tmp_path_factory):
+    from models.loader import load_model
+
+    writer = _make_test_gguf_module()
+    folder = tmp_path_factory.mktemp("biased")
+    models = {
+        name: load_model(writer.write_test_gguf(folder / f"{name}.gguf", bias=rules),
+                         n_ctx=1024, n_threads=THREADS)
+        for name, rules in (("short", SHORT_ANSWER_RULES), ("long", LONG_ANSWER_RULES))
+    }
+    yield models
+    for m in models.values():
+        m.close()
+
+
+def test_reflection_tokens_from_llama_cpp_are_parsed_into_labels_and_scores(biased_models):
+    model = biased_models["short"]
+    vocab = ReflectionVocab.require(model)
+    spy = GenerateSpy(model)
+    model.generate = spy
+    try:
+        engine = SelfRagEngine(model, config=EngineConfig(mode="always", k=3, max_tokens=24))
+        answer = engine.answer(QUESTION, retrieve=Retriever(PASSAGES))
+    finally:
+        del model.generate
+    assert spy.calls == [3]
+    # llama.cpp itself writes the reflection tokens as single ids, in the planned order
+    branch = [vocab["[Retrieval]"], vocab["<paragraph>"],
+              *model.tokenize("eiffel.md\nx", special=False), vocab["</paragraph>"]]
+    (out,) = model.generate(prompt_ids(model, QUESTION)[0], [branch], max_tokens=10)
+    assert out.finish == "eos"
+    assert out.tokens[0] == vocab["[Relevant]"]
+    assert model.detokenize(out.tokens[1:3]).strip() == "Paris."
+    assert out.tokens[3:] == [vocab["[Fully supported]"], vocab["[Utility:5]"], model.eos_id]
+
+    assert answer.text == "Paris."
+    (seg,) = answer.segments
+    assert seg.label == "fully"
+    assert seg.citation in (0, 1, 2)
+    assert seg.scores.rel == pytest.approx(1.0, abs=1e-6)
+    assert seg.scores.sup == pytest.approx(1.0, abs=1e-6)
+    assert seg.scores.use == pytest.approx(1.0, abs=1e-6)     # [Utility:5] weighs +1
+    assert seg.scores.seq == pytest.approx(1.0, abs=1e-3)
+    assert seg.scores.total == pytest.approx(1.0 + 1.0 + 1.0 + 0.5, abs=1e-3)
+    assert all(j.relevant and j.relevance == pytest.approx(1.0, abs=1e-6) for j in answer.passages)
+    check_segments(answer)
+
+
+def test_segment_beam_search_grows_on_real_continue_tokens(biased_models):
+    model = biased_models["long"]
+    retriever = Retriever(PASSAGES)
+    engine = SelfRagEngine(model, config=EngineConfig(mode="always", k=3, max_tokens=16,
+                                                      beam_width=2, max_segments=3))
+    streamed = []
+    answer = engine.answer(QUESTION, retrieve=retriever, on_segment=streamed.append)
+    # every segment ends with [Continue to Use Evidence]: retrieve again, up to the limit
+    assert len(retriever.queries) == 1 + 2 + 2          # root, then 2 beams x 2 steps
+    assert max(n.depth for n in engine.last_trace) == 3
+    assert [s.text for s in answer.segments] == ["Paris.", "Paris.", "Paris."]
+    assert all(s.label == "fully" for s in answer.segments)
+    assert any("limit of 3 segments" in n for n in answer.notes)
+    assert [s.text for s in streamed] == [s.text for s in answer.segments]
+    check_segments(answer)
