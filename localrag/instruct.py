@@ -27,6 +27,7 @@ Without retrieval the model answers from its own knowledge; those sentences are 
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -73,6 +74,28 @@ class _Candidate:
     seq_mean: float | None
     total: float
     dropped: bool = False
+
+
+_ECHO = re.compile(r"^(using only this note|question\s*:|note\s*\(|answer\s*:?$)", re.I)
+
+
+def answer_sentences(text: str, question: str) -> list[str]:
+    """The sentences of a generated answer worth showing and judging.
+
+    Small instruct models echo the prompt ("Using only this note, answer ...") and copy
+    bare Markdown headings from the note; shown as answer sentences those would be
+    labelled "supported" by lexical overlap while saying nothing, so they are dropped.
+    """
+    q = " ".join(question.lower().split()).rstrip("?. ")
+    out = []
+    for sentence in split_sentences(text):
+        s = sentence.strip()
+        if re.fullmatch(r"#+\s.*", s) or _ECHO.match(s):
+            continue
+        if " ".join(s.lower().split()).rstrip("?. ") == q:
+            continue
+        out.append(s)
+    return out
 
 
 def common_prefix_len(seqs: Sequence[Sequence[int]]) -> int:
@@ -283,7 +306,7 @@ class _Run:
 
     def _candidate(self, index: int, text_for_critic: str, gen: Generation) -> _Candidate:
         text, seq_mean = self._text(gen)
-        sentences = split_sentences(text)
+        sentences = answer_sentences(text, self.question)
         judgements = self.critic.support(sentences, text_for_critic) if sentences else []
         sup = (math.fsum(j.score for j in judgements) / len(judgements)) if judgements else 0.0
         rel = self.judgements[index].relevance
@@ -331,7 +354,7 @@ class _Run:
         total = total_score(rel=None, sup=None, use=None, seq_mean_logprob=seq_mean,
                             weights=self.cfg.weights)
         segments = []
-        for sentence in split_sentences(text):
+        for sentence in answer_sentences(text, self.question):
             self._check_cancel()
             seg = Segment(text=sentence, label="no_retrieval",
                           scores=Scores(seq=seq, total=total), citation=None, passage=None)

@@ -35,7 +35,10 @@ both few other nor s t don let lets
 def split_sentences(text: str) -> list[str]:
     """Sentences of `text` (newline-separated lines are separate units too)."""
     out: list[str] = []
-    for line in re.split(r"\n\s*\n|\n(?=\s*[-*•#\d])|\n", text):
+    # Blank lines and list/heading lines start a new unit; a single line break inside a
+    # paragraph (wrapped text) does not end a sentence.
+    for line in re.split(r"\n\s*\n|\n(?=\s*(?:[-*•#]|\d+[.)]\s))", text):
+        line = " ".join(line.split())
         line = line.strip()
         if not line:
             continue

@@ -187,14 +187,11 @@ def write_test_gguf(
     # Scales chosen so that next-token distributions are peaked rather than uniform:
     # greedy argmax then has clear winners, which keeps batched-vs-sequential
     # comparisons meaningful with a random model.
+    # (draw order kept as before the rules existed: same seed, same weights without rules)
     embd = matrix(n_vocab, dim, 1.0)
-    output = matrix(n_vocab, dim, 3.0 / np.sqrt(dim))
-    if rules:
-        embd[:, rule_dims] = 0.0
-        output[:, rule_dims] = 0.0
-        for d, (prev, nxt) in zip(rule_dims, rules):
-            embd[prev, d] = BIAS_INPUT
-            output[nxt, d] = BIAS_OUTPUT
+    embd[:, rule_dims] = 0.0
+    for d, (prev, _) in zip(rule_dims, rules):
+        embd[prev, d] = BIAS_INPUT
 
     def no_rule_rows(m: np.ndarray) -> np.ndarray:
         # layer outputs (rows = residual dims) must not disturb the rule dimensions
@@ -213,6 +210,10 @@ def write_test_gguf(
         add_matrix(f"blk.{i}.ffn_up.weight", matrix(n_ff, dim, 1.0 / np.sqrt(dim)))
         add_matrix(f"blk.{i}.ffn_down.weight", no_rule_rows(matrix(dim, n_ff, 1.0 / np.sqrt(n_ff))))
     add_norm("output_norm.weight")
+    output = matrix(n_vocab, dim, 3.0 / np.sqrt(dim))
+    output[:, rule_dims] = 0.0
+    for d, (_, nxt) in zip(rule_dims, rules):
+        output[nxt, d] = BIAS_OUTPUT
     add_matrix("output.weight", output)
 
     writer.write_header_to_file()

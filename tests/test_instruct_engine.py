@@ -246,3 +246,13 @@ def test_common_prefix_leaves_every_branch_a_token():
     assert common_prefix_len([[1, 2, 3], [1, 2, 3]]) == 2
     assert common_prefix_len([[1, 2, 3]]) == 2
     assert common_prefix_len([[5], [6]]) == 0
+
+
+def test_answer_sentences_drop_prompt_echo_and_bare_headings() -> None:
+    from localrag.instruct import answer_sentences
+
+    text = ("Tomato plants need six hours of sun.\nWater them deeply\ntwice a week.\n\n"
+            "## Basil\n\nUsing only this note, answer the question: How much sun?\n"
+            "How much sun do tomatoes need?")
+    assert answer_sentences(text, "How much sun do tomatoes need?") == [
+        "Tomato plants need six hours of sun.", "Water them deeply twice a week."]
