@@ -27,7 +27,7 @@ def fts_query(query: str, *, max_terms: int = 32, mode: str = "OR") -> str:
     return f" {mode} ".join('"' + w.replace('"', '""') + '"' for w in words)
 
 
-PRUNE_FROM = 20_000   # below this many chunks, BM25 over every term is already fast
+PRUNE_FROM = 5_000    # below this many chunks, BM25 over every term is already fast
 
 
 def selective_fts_query(store: Store, query: str) -> str:
