@@ -24,7 +24,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from indexer.records import (IndexProgress, IndexReport, IndexStatus, Passage, RootInfo,
                              WatchEvent)
-from localrag.answer import Answer, Segment
+from localrag.answer import Answer, RetrievalDecision, Segment
 from localrag.chats import ChatStore, ChatSummary, Turn
 from localrag.conversation import self_contained_query
 from localrag.paths import Paths
@@ -214,7 +214,8 @@ class Assistant:
 
     # -- answering ----------------------------------------------------------------------------
     def ask(self, question: str, *, on_segment: Callable[[Segment], None] | None = None,
-            cancel: threading.Event | None = None, save: bool = True) -> Answer:
+            cancel: threading.Event | None = None, save: bool = True,
+            on_decision: Callable[[RetrievalDecision], None] | None = None) -> Answer:
         """Answer `question` in the current chat (earlier turns in view) and save the turn."""
         question = question.strip()
         if not question:
@@ -234,6 +235,7 @@ class Assistant:
                 index_empty=index_empty,
                 on_segment=on_segment,
                 cancel=cancel,
+                on_decision=on_decision,
             )
             answer.elapsed_s = time.monotonic() - start
         self._history.append((question, answer.text))

@@ -140,10 +140,11 @@ class InstructEngine:
         index_empty: bool = False,
         on_segment: Callable[[Segment], None] | None = None,
         cancel: threading.Event | None = None,
+        on_decision: Callable[[RetrievalDecision], None] | None = None,
     ) -> Answer:
         return _Run(self, question, retrieve=retrieve, search_query=search_query,
                     history=history, index_empty=index_empty, on_segment=on_segment,
-                    cancel=cancel).execute()
+                    cancel=cancel, on_decision=on_decision).execute()
 
 
 class _Run:
@@ -152,7 +153,9 @@ class _Run:
     def __init__(self, engine: InstructEngine, question: str, *, retrieve: Retrieve,
                  search_query: str | None, history: Sequence[tuple[str, str]],
                  index_empty: bool, on_segment: Callable[[Segment], None] | None,
-                 cancel: threading.Event | None) -> None:
+                 cancel: threading.Event | None,
+                 on_decision: Callable[[RetrievalDecision], None] | None = None) -> None:
+        self.on_decision = on_decision
         self.e, self.cfg, self.model, self.critic = engine, engine.config, engine.model, engine.critic
         self.question = question
         self.query = search_query or question
@@ -177,6 +180,8 @@ class _Run:
         t0 = time.monotonic()
         self._check_cancel()
         decision, passages = self._decide()
+        if self.on_decision is not None:      # lets a UI show the decision before the text
+            self.on_decision(decision)
         segments: list[Segment] = []
         if decision.retrieved and passages:
             segments = self._answer_with_passages(passages)

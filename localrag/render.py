@@ -5,7 +5,7 @@ The TUI renders with Textual widgets but uses the same symbols and wording.
 
 from __future__ import annotations
 
-from localrag.answer import LABEL_TEXT, Answer
+from localrag.answer import LABEL_TEXT, Answer, RetrievalDecision
 
 LABEL_SYMBOL: dict[str, str] = {
     "fully": "✔",          # fully supported
@@ -26,6 +26,14 @@ def decision_line(answer: Answer) -> str:
     if dropped:
         line += f"; strict mode dropped {dropped}"
     return line
+
+
+def decision_preview(d: RetrievalDecision) -> str:
+    """The decision alone, shown while the answer is still being written."""
+    prob = "" if d.probability is None else f" (p={d.probability:.2f}, threshold {d.threshold:.2f})"
+    if d.retrieved:
+        return f"Retrieving{prob}: reading passages…"
+    return f"Not retrieving{prob}: {d.reason}"
 
 
 def source_line(n: int, answer: Answer) -> str:

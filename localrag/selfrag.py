@@ -148,10 +148,11 @@ class SelfRagEngine:
         index_empty: bool = False,
         on_segment: Callable[[Segment], None] | None = None,
         cancel: threading.Event | None = None,
+        on_decision: Callable[[RetrievalDecision], None] | None = None,
     ) -> Answer:
         run = _Run(self, question, retrieve=retrieve, search_query=search_query,
                    history=history, index_empty=index_empty, on_segment=on_segment,
-                   cancel=cancel)
+                   cancel=cancel, on_decision=on_decision)
         answer = run.execute()
         self.last_trace = run.trace
         return answer
@@ -171,8 +172,10 @@ class _Run:
         index_empty: bool,
         on_segment: Callable[[Segment], None] | None,
         cancel: threading.Event | None,
+        on_decision: Callable[[RetrievalDecision], None] | None = None,
     ) -> None:
         self.e = engine
+        self.on_decision = on_decision
         self.cfg = engine.config
         self.model = engine.model
         self.vocab = engine.vocab
@@ -222,6 +225,8 @@ class _Run:
                 hint="ask a shorter question or raise n_ctx in the settings",
             )
         decision = self._decide(prompt)
+        if self.on_decision is not None:      # lets a UI show the decision before the text
+            self.on_decision(decision)
         root = _Beam(
             node=self._node(None, passage=None, segment_score=1.0, score=1.0, finished=False,
                             kept=True),

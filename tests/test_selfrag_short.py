@@ -370,3 +370,15 @@ def test_irrelevant_passage_is_judged_and_labelled_unsupported():
     j = ans.passages[0]
     assert j.relevance == pytest.approx(0.3, abs=EXACT) and j.relevant is False
     assert ans.segments[0].label == "none" and ans.segments[0].scores.sup is None
+
+
+def test_decision_is_reported_before_any_segment():
+    """on_decision fires once, with the final decision, before the first segment."""
+    m, r = worked_example_model()
+    events: list[tuple[str, object]] = []
+    ans = engine(m, weights=NO_SEQ).answer(
+        "Q?", retrieve=r, on_decision=lambda d: events.append(("decision", d)),
+        on_segment=lambda s: events.append(("segment", s)))
+    assert [kind for kind, _ in events][:2] == ["decision", "segment"]
+    assert [kind for kind, _ in events].count("decision") == 1
+    assert events[0][1] is ans.decision and ans.decision.retrieved

@@ -16,7 +16,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from indexer.records import IndexReport, WatchEvent  # noqa: E402
-from localrag.render import LABEL_SYMBOL, answer_to_markdown, decision_line  # noqa: E402
+from localrag.render import (LABEL_SYMBOL, answer_to_markdown, decision_line,  # noqa: E402
+                             decision_preview)
 from localrag.settings import Settings  # noqa: E402
 from tui.app import create_app  # noqa: E402
 from tui.screens.add_folder import AddFolderScreen  # noqa: E402
@@ -114,7 +115,11 @@ async def test_segments_stream_in_before_the_answer_is_complete(tmp_path):
                     break
             if n < 5:
                 assert len(view.query(SegmentLine)) == n
-                assert view.answer is None and plain(view.query_one(".decision")) == "thinking…"
+                # the decision is shown as soon as the engine made it, before the text ends
+                assert view.answer is None
+                assert view.decision is not None and view.decision.retrieved
+                assert plain(view.query_one(".decision")) == decision_preview(view.decision)
+                assert plain(view.query_one(".decision")).startswith("Retrieving (p=")
         await settle(pilot)
         assert view.answer is fake.answers[-1]
 

@@ -216,11 +216,14 @@ class FakeAssistant(Assistant):
         self.loaded = None
 
     def ask(self, question: str, *, on_segment: Any = None,
-            cancel: threading.Event | None = None, save: bool = True) -> Answer:
+            cancel: threading.Event | None = None, save: bool = True,
+            on_decision: Any = None) -> Answer:
         self.asked.append(question)
         found = self.search(question, k=3)
         found += canned_passages()[len(found):]        # always three passages
         answer = canned_answer(question, found)
+        if on_decision is not None:
+            on_decision(answer.decision)
         self.started.set()
         for seg in answer.segments:
             if self.gate is not None:

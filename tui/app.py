@@ -28,7 +28,7 @@ from localrag.errors import USER_ERRORS, AnswerCancelled, describe
 from localrag.render import answer_to_markdown
 from tui.messages import (AnswerDone, AnswerStopped, CitationSelected, FilesChanged,
                           IndexFinished, IndexProgressed, IndexStatusChanged, ModelFailed,
-                          ModelLoaded, SegmentReady, ShowError)
+                          DecisionReady, ModelLoaded, SegmentReady, ShowError)
 from tui.screens.add_folder import AddFolderScreen
 from tui.screens.chat import ChatScreen
 from tui.screens.chats import ChatsScreen
@@ -229,13 +229,19 @@ class LocalragApp(App[None]):
         try:
             answer = self.assistant.ask(
                 question, cancel=cancel,
-                on_segment=lambda seg: self.post_message(SegmentReady(turn_id, seg)))
+                on_segment=lambda seg: self.post_message(SegmentReady(turn_id, seg)),
+                on_decision=lambda d: self.post_message(DecisionReady(turn_id, d)))
         except AnswerCancelled:
             self.post_message(AnswerStopped(turn_id, cancelled=True))
         except Exception as exc:
             self.post_message(AnswerStopped(turn_id, cancelled=cancel.is_set(), error=exc))
         else:
             self.post_message(AnswerDone(turn_id, answer))
+
+    def on_decision_ready(self, message: DecisionReady) -> None:
+        view = self._turns.get(message.turn_id)
+        if view is not None:
+            view.show_decision(message.decision)
 
     def on_segment_ready(self, message: SegmentReady) -> None:
         view = self._turns.get(message.turn_id)

@@ -12,7 +12,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from indexer.records import IndexProgress, IndexReport, IndexStatus, WatchEvent
-    from localrag.answer import Answer, Segment
+    from localrag.answer import Answer, RetrievalDecision, Segment
     from localrag.assistant import ModelDescription
 
 
@@ -35,6 +35,15 @@ class SegmentReady(Message):
         super().__init__()
         self.turn_id = turn_id
         self.segment = segment
+
+
+class DecisionReady(Message):
+    """The engine decided whether to retrieve (turn `turn_id`), before any text."""
+
+    def __init__(self, turn_id: int, decision: "RetrievalDecision") -> None:
+        super().__init__()
+        self.turn_id = turn_id
+        self.decision = decision
 
 
 class AnswerDone(Message):

@@ -15,8 +15,8 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from localrag.answer import Answer, Segment
-from localrag.render import LABEL_SYMBOL, decision_line
+from localrag.answer import Answer, RetrievalDecision, Segment
+from localrag.render import LABEL_SYMBOL, decision_line, decision_preview
 from tui.messages import CitationSelected
 
 if TYPE_CHECKING:
@@ -128,6 +128,7 @@ class TurnView(Vertical):
         self.answer: Answer | None = None
         self.streamed: list[Segment] = []
         self.state = "running"      # running | done | cancelled | failed
+        self.decision: RetrievalDecision | None = None
 
     def compose(self):
         yield Static(Text("❯ ") + Text(self.question, style="bold"), classes="question")
@@ -141,7 +142,9 @@ class TurnView(Vertical):
         self._composed = True
         if self.state == "done" and self.answer is not None:
             self._render_answer(self.answer)
-        elif self.streamed:
+        elif self.decision is not None:
+            self.show_decision(self.decision)
+        if self.state != "done" and self.streamed:
             self.query_one(".segments", Vertical).mount_all(
                 [SegmentLine(s) for s in self.streamed])
         if self.state in ("cancelled", "failed"):
@@ -152,6 +155,15 @@ class TurnView(Vertical):
         return getattr(self, "_composed", False)
 
     # -- streaming ------------------------------------------------------------------------
+    def show_decision(self, decision: RetrievalDecision) -> None:
+        """Whether the engine retrieves, shown as soon as it decides (before any text)."""
+        if self.state != "running":
+            return
+        self.decision = decision
+        if self.composed:
+            self.query_one(".decision", Static).update(
+                Text(decision_preview(decision), style="italic"))
+
     def add_segment(self, segment: Segment) -> None:
         if self.state != "running":
             return
