@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from textual.events import Click
 
 LABEL_SHORT: dict[str, str] = {
-    "fully": "supported",
-    "partially": "partly supported",
+    "fully": "fully supported",
+    "partially": "partially supported",
     "none": "not supported",
     "no_retrieval": "own knowledge",
 }
