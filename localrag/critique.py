@@ -8,7 +8,6 @@ as empty strings depending on the GGUF conversion (SELFRAG.md section 1).
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -123,11 +122,3 @@ def read_generation(
     skip = set(vocab.all_ids) | {eos_id}
     c.text_ids = [t for t in tokens if t not in skip]
     return c
-
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of `text` (split after . ! ? followed by whitespace); no empty ones."""
-    return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]

@@ -32,7 +32,8 @@ from typing import Literal
 
 from indexer.records import Passage
 from localrag.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
-from localrag.critique import Critique, read_generation, split_sentences
+from localrag.critique import Critique, read_generation
+from localrag.lexical import split_sentences
 from localrag.errors import AnswerCancelled, LocalragError
 from localrag.prompting import encode_text, prompt_ids
 from localrag.scoring import (

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -15,8 +16,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_wheel_installs_and_runs(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
+    # build from a clean copy: setuptools' build/ folder in the checkout would keep
+    # modules that were since deleted and ship them in the wheel
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
+        ".git", "build", "dist", "*.egg-info", "__pycache__", "tests", "bench"))
     subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation",
-                    "--outdir", str(dist), str(ROOT)],
+                    "--outdir", str(dist), str(src)],
                    check=True, capture_output=True, timeout=600)
     [wheel] = list(dist.glob("localrag-*.whl"))
     env_dir = tmp_path / "venv"
