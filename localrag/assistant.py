@@ -42,6 +42,7 @@ class ModelDescription:
     name: str
     kind: str            # "selfrag" or "instruct"
     critic: str          # who produces the support labels
+    runs_from: str | None = None   # the CPU copy llama.cpp runs, when not `path` itself
 
 
 class Assistant:
@@ -81,7 +82,7 @@ class Assistant:
 
     def update_settings(self, **changes: Any) -> None:
         """Change settings, save them, and drop what depends on them (model reloads lazily)."""
-        model_keys = {"model_path", "n_gpu_layers", "n_threads", "n_ctx"}
+        model_keys = {"model_path", "n_gpu_layers", "n_threads", "n_ctx", "cpu_model_copy"}
         for key, value in changes.items():
             self.settings.set(key, value, source="the settings screen")
         self.save_settings()
@@ -172,19 +173,25 @@ class Assistant:
             from models.loader import load_model
 
             s = self.settings
-            self._model = load_model(self.model_path(), n_ctx=s.n_ctx,
-                                     n_threads=s.n_threads, n_gpu_layers=s.n_gpu_layers)
+            self._model = load_model(
+                self.model_path(), n_ctx=s.n_ctx, n_threads=s.n_threads,
+                n_gpu_layers=s.n_gpu_layers,
+                cpu_copy_dir=self.paths.model_cache_dir if s.cpu_model_copy else None)
         return self._model
 
     def load_model(self) -> ModelDescription:
         """Load the model (if needed) and its engine; returns what was loaded."""
         with self._model_lock:
             engine = self._get_engine()
+            model = self.model
+            source = getattr(model, "source_path", None) or getattr(model, "path", None)
+            runs = getattr(model, "path", None)
             return ModelDescription(
-                path=str(getattr(self.model, "path", self.model_path())),
-                name=self.model.name,
-                kind=self.model.kind.value,
+                path=str(source or self.model_path()),
+                name=model.name,
+                kind=model.kind.value,
                 critic=getattr(engine, "critic_name", "selfrag"),
+                runs_from=str(runs) if runs is not None and runs != source else None,
             )
 
     def unload_model(self) -> None:

@@ -71,6 +71,11 @@ class Critic(Protocol):
         """One judgement per sentence against `passage`."""
         ...
 
+    def prepare(self, sentences: Sequence[str], passages: Sequence[str]) -> None:
+        """A hint before a run of `support` calls on these sentences and passages (one
+        batched embedding pass instead of one per sentence); may do nothing."""
+        ...
+
 
 RELEVANT_AT = 0.5
 """A passage is labelled relevant when s_rel >= 0.5 (the IsRel token with the larger
@@ -195,6 +200,11 @@ class EmbeddingCritic:
             x = min(x, self.calibration.missing_keys_cap)
         return x
 
+    def prepare(self, sentences: Sequence[str], passages: Sequence[str]) -> None:
+        units = [u for p in passages for u in (lexical.split_sentences(p) or [p])]
+        if sentences or units:
+            self._vectors([*sentences, *units])
+
     def support(self, sentences: Sequence[str], passage: str) -> list[SupportJudgement]:
         c = self.calibration
         out = []
@@ -276,6 +286,9 @@ class CompositeCritic:
 
     def relevance(self, question: str, passages: Sequence[str]) -> list[float]:
         return self._relevance.relevance(question, passages)
+
+    def prepare(self, sentences: Sequence[str], passages: Sequence[str]) -> None:
+        self._support.prepare(sentences, passages)
 
     def support(self, sentences: Sequence[str], passage: str) -> list[SupportJudgement]:
         out = self._support.support(sentences, passage)

@@ -107,6 +107,9 @@ class ModelCritic:
             "Does the passage contain the answer to the question? Answer yes or no.")
             for p in passages]
 
+    def prepare(self, sentences: Sequence[str], passages: Sequence[str]) -> None:
+        """Nothing to batch: each judgment is one prompt to the model."""
+
     def support(self, sentences: Sequence[str], passage: str) -> list[SupportJudgement]:
         out = []
         trimmed = self._trim(passage)

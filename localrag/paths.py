@@ -23,6 +23,17 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
+def default_cache_dir() -> Path:
+    """Re-creatable files (the CPU copy of a model): $LOCALRAG_CACHE_DIR, else the
+    platform's user cache folder. Shared by every data directory."""
+    env = os.environ.get("LOCALRAG_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
 @dataclass(frozen=True)
 class Paths:
     """The files inside one data directory."""
@@ -50,6 +61,11 @@ class Paths:
     def models_dir(self) -> Path:
         """Where a person may drop GGUF files; `localrag models` lists them."""
         return self.data_dir / "models"
+
+    @property
+    def model_cache_dir(self) -> Path:
+        """Where CPU copies of model files are kept (models/cpu_copy.py)."""
+        return default_cache_dir() / "models"
 
     def ensure(self) -> "Paths":
         self.data_dir.mkdir(parents=True, exist_ok=True)

@@ -13,6 +13,7 @@ Shared by the Self-RAG engine (`localrag.selfrag`) and the instruct-model critic
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -184,3 +185,59 @@ def label_from_issup(token_or_probs: str | Sequence[float] | None) -> SupportLab
         if p > best_p:
             best, best_p = label, p
     return best  # type: ignore[return-value]
+
+
+# --- closed-set answers (SELFRAG.md section 4) -----------------------------------------
+
+_CLOSED_WORDS = {"true", "false", "yes", "no"}
+_OPTION = re.compile(r"\(?([a-e])\)?(?:[.):]\s*(.*))?", re.I | re.S)
+
+
+def closed_set_key(text: str) -> str | None:
+    """The normalised closed-set answer of `text` ("true", "no", "b", ...), or None.
+
+    A closed-set answer is the whole answer being a label: true / false / yes / no
+    (any case, trailing punctuation ignored), or an option letter A-E written alone or
+    as "B)", "(b)", "B.", "B: Paris". Anything longer ("Yes, the lease ends in June")
+    is free text: its candidates are not pooled.
+    """
+    t = " ".join(text.split()).strip().rstrip(".!").strip()
+    if t.lower() in _CLOSED_WORDS:
+        return t.lower()
+    m = _OPTION.fullmatch(t)
+    if m and (len(t) <= 3 or m.group(2) is not None):
+        return m.group(1).lower()
+    return None
+
+
+@dataclass(frozen=True)
+class ClosedSetChoice:
+    """The pooled decision: the winning answer, its summed score and its best candidate."""
+
+    key: str
+    total: float
+    votes: int          # candidates that gave this answer
+    best: int           # index of its highest-scoring candidate (earliest on ties)
+
+
+def closed_set_choice(texts: Sequence[str], scores: Sequence[float]) -> ClosedSetChoice | None:
+    """Pool candidates that give the same closed-set answer: sum their scores and take
+    the answer with the best sum (earliest candidate on ties). None unless every
+    candidate is a closed-set answer and at least two of them agree: otherwise the
+    best single candidate wins as usual."""
+    if len(texts) != len(scores) or len(texts) < 2:
+        return None
+    keys = [closed_set_key(t) for t in texts]
+    if any(k is None for k in keys) or len(set(keys)) == len(keys):
+        return None
+    sums: dict[str, float] = {}
+    votes: dict[str, int] = {}
+    best: dict[str, int] = {}
+    for i, (key, score) in enumerate(zip(keys, scores)):
+        assert key is not None
+        sums[key] = sums.get(key, 0.0) + score
+        votes[key] = votes.get(key, 0) + 1
+        if key not in best or score > scores[best[key]]:
+            best[key] = i
+    winner = max(sums, key=lambda k: (sums[k], -best[k]))   # dicts keep first-seen order
+    return ClosedSetChoice(winner, sums[winner], votes[winner], best[winner])

@@ -14,7 +14,9 @@ A candidate ends at EOS (answer done), at a Retrieve-group token (segment bounda
 retrieval test runs again, `[Continue to Use Evidence]` counted as yes) or at max tokens.
 Child score = parent score x segment score; the best `beam_width` beams survive (stable:
 on equal scores the earlier beam / earlier passage wins). A short answer is the case
-where every candidate ends at EOS in the first step: the best score wins.
+where every candidate ends at EOS in the first step: the best score wins, except that
+closed-set answers (true/false, yes/no, A-E) pool the scores of candidates giving the
+same label and the best sum wins (scoring.closed_set_choice).
 
 Streaming trade-off: a segment is delivered through `on_segment` only when its choice is
 final, i.e. when every surviving beam shares it. With beam_width 1 (or when the beams
@@ -38,6 +40,7 @@ from localrag.errors import AnswerCancelled, LocalragError
 from localrag.prompting import encode_text, prompt_ids
 from localrag.scoring import (
     Weights,
+    closed_set_choice,
     group_probs,
     retrieve_probability,
     should_retrieve,
@@ -235,7 +238,7 @@ class _Run:
             pending="retrieve" if decision.retrieved else "none",
         )
         beams = [root]
-        for _ in range(self.cfg.max_segments):
+        for step in range(self.cfg.max_segments):
             if all(b.pending is None for b in beams):
                 break
             pool: list[_Beam] = []
@@ -244,7 +247,11 @@ class _Run:
                     pool.append(beam)
                 else:
                     pool.extend(self._expand(beam, decision))
+            winner = self._closed_set_winner(pool) if step == 0 else None
             pool.sort(key=lambda b: -b.node.score)   # stable: earlier wins ties
+            if winner is not None:
+                pool.remove(winner)
+                pool.insert(0, winner)
             beams = pool[: self.cfg.beam_width]
             for b in beams:
                 b.node.kept = True
@@ -282,6 +289,19 @@ class _Run:
         sign = ">" if retrieved else "<="
         return RetrievalDecision(mode, retrieved, prob, threshold,
                                  f"p={prob:.2f} {sign} {threshold:.2f}")
+
+    def _closed_set_winner(self, pool: list["_Beam"]) -> "_Beam | None":
+        """A short answer whose candidates are closed-set labels (true/false, A-D):
+        candidates giving the same label pool their scores (SELFRAG.md section 4)."""
+        if len(pool) < 2 or any(b.pending is not None or b.node.passage is None for b in pool):
+            return None
+        choice = closed_set_choice([b.text for b in pool], [b.node.score for b in pool])
+        if choice is None:
+            return None
+        self._note(f"closed-set answer: {choice.votes} candidates answered "
+                   f"{pool[choice.best].text!r}; their scores were summed "
+                   f"({choice.total:.2f}) and the best sum won")
+        return pool[choice.best]
 
     # --- expansion ----------------------------------------------------------------------
     def _expand(self, beam: _Beam, decision: RetrievalDecision) -> list[_Beam]:

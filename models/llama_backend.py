@@ -123,7 +123,8 @@ class LlamaModel(LanguageModel):
         lc = _llama()
         _set_verbose(verbose)
         self._lc = lc
-        self.path = Path(path)
+        self.path = Path(path)           # the file llama.cpp runs
+        self.source_path = self.path     # the file asked for (differs for a CPU copy)
         self._model = None
         self._ctx = None
         self._batch: _Batch | None = None

@@ -54,19 +54,29 @@ def load_model(
     n_gpu_layers: int = 0,
     verbose: bool = False,
     use_extra_bufts: bool | None = None,
+    cpu_copy_dir: str | Path | None = None,
 ) -> LanguageModel:
     """Load a GGUF file with llama.cpp.
 
     n_threads 0 means half the logical CPUs; n_gpu_layers -1 offloads every layer (where llama.cpp
     was built with a GPU backend); use_extra_bufts None means "off on AMX CPUs only"
-    (models/cpu.py). Raises ModelFileError (missing, not GGUF, truncated or corrupt) or
+    (models/cpu.py). With `cpu_copy_dir` and no GPU offload, a Q4_1 file is run from a
+    cached Q8_0 copy made there once (models/cpu_copy.py: Q4_1 has no batched CPU
+    kernels); `model.source_path` is always the file asked for. Raises ModelFileError (missing, not GGUF, truncated or corrupt) or
     UnsupportedModelError (neither Self-RAG nor instruct).
     """
     p = check_model_file(path)
     from models.llama_backend import LlamaModel
 
-    return LlamaModel(p, n_ctx=n_ctx, n_threads=n_threads, n_gpu_layers=n_gpu_layers,
-                      verbose=verbose, use_extra_bufts=use_extra_bufts)
+    run = p
+    if cpu_copy_dir is not None and n_gpu_layers == 0:
+        from models.cpu_copy import ensure_cpu_copy
+
+        run = ensure_cpu_copy(p, cpu_copy_dir)
+    model = LlamaModel(run, n_ctx=n_ctx, n_threads=n_threads, n_gpu_layers=n_gpu_layers,
+                       verbose=verbose, use_extra_bufts=use_extra_bufts)
+    model.source_path = p
+    return model
 
 
 def default_model_path() -> Path:

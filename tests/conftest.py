@@ -44,3 +44,17 @@ def make_index(tmp_path, embedder, index_options):
     yield factory
     for idx in made:
         idx.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def model_cache_dir(tmp_path_factory):
+    """CPU copies of model files (models/cpu_copy.py) go to one folder per test session,
+    never to the user's cache; subprocesses inherit it through the environment."""
+    folder = tmp_path_factory.mktemp("model-cache")
+    old = os.environ.get("LOCALRAG_CACHE_DIR")
+    os.environ["LOCALRAG_CACHE_DIR"] = str(folder)
+    yield folder
+    if old is None:
+        os.environ.pop("LOCALRAG_CACHE_DIR", None)
+    else:
+        os.environ["LOCALRAG_CACHE_DIR"] = old

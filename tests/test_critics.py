@@ -170,3 +170,20 @@ def test_sentences_and_key_tokens():
         "jona", "2.3", "2024-04-15"]
     ov = lexical.overlap("The password is birch-canoe-42.", "wifi password: birch-canoe-42")
     assert ov.key_frac == 1.0 and ov.strong
+
+
+def test_embedding_critic_prepare_embeds_in_one_pass(embed):  # noqa: F811
+    calls: list[int] = []
+
+    def counting(texts):
+        calls.append(len(texts))
+        return embed(texts)
+
+    critic = EmbeddingCritic(counting)
+    note = "house.md\nReplace the water filter every six months. The boiler is serviced in autumn."
+    sentences = ["Replace the filter every six months.", "The boiler is serviced in autumn."]
+    critic.prepare(sentences, [note])
+    assert len(calls) == 1
+    judged = critic.support(sentences, note)
+    assert len(calls) == 1                       # support reads what prepare embedded
+    assert [j.label for j in judged] == ["fully", "fully"]

@@ -56,6 +56,9 @@ class StubCritic:
         self.calls.append("relevance")
         return [self.rel[p.split("\n", 1)[0]] for p in passages]
 
+    def prepare(self, sentences: Sequence[str], passages: Sequence[str]) -> None:
+        self.calls.append(f"prepare:{len(sentences)}:{len(passages)}")
+
     def support(self, sentences: Sequence[str], passage: str) -> list[SupportJudgement]:
         title = passage.split("\n", 1)[0]
         out = []
@@ -253,6 +256,34 @@ def test_answer_sentences_drop_prompt_echo_and_bare_headings() -> None:
 
     text = ("Tomato plants need six hours of sun.\nWater them deeply\ntwice a week.\n\n"
             "## Basil\n\nUsing only this note, answer the question: How much sun?\n"
+            "Answer the question using only this note.\n"
             "How much sun do tomatoes need?")
     assert answer_sentences(text, "How much sun do tomatoes need?") == [
         "Tomato plants need six hours of sun.", "Water them deeply twice a week."]
+
+
+def test_the_critic_is_prepared_once_with_every_candidate_sentence():
+    critic = StubCritic()
+    engine = InstructEngine(scripted(), config=config(), critic=critic)
+    engine.answer("When?", retrieve=retriever(PASSAGES))
+    # two relevant passages: the dentist answer has 2 sentences, the garden answer 1
+    assert [c for c in critic.calls if c.startswith("prepare")] == ["prepare:3:2"]
+
+
+def test_closed_set_candidates_pool_their_scores():
+    """Three notes, answers yes / no / yes: 'no' is the best single candidate, the two
+    'yes' candidates together score more (SELFRAG.md section 4)."""
+    m = ScriptedModel(reflection=False, name="scripted-instruct")
+    for key, text in (("first", "Yes."), ("second", "No."), ("third", "Yes.")):
+        m.script([{piece: 0.9} for piece in m.pieces(text)] + [{EOS: 1.0}],
+                 after=ASSISTANT, contains=key)
+    notes = [passage(i, f"{key}.md", f"The {key} note.") for i, key in
+             enumerate(("first", "second", "third"))]
+    critic = StubCritic(relevance={"first.md": 0.6, "second.md": 1.0, "third.md": 0.6},
+                        support={("first.md", "Yes"): "partially", ("second.md", "No"): "fully",
+                                 ("third.md", "Yes"): "partially"})
+    ans = InstructEngine(m, config=config(), critic=critic).answer("Is it on?",
+                                                                   retrieve=retriever(notes))
+    assert ans.text == "Yes."
+    assert ans.segments[0].citation == 0
+    assert any("closed-set answer: 2 candidates" in n for n in ans.notes)
