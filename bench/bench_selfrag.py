@@ -19,7 +19,9 @@ passages) and model in every variant:
             returned top_logprobs. Retrieval is forced (SmolLM2 never writes
             "[Retrieval]"), so the pack does the same K candidates as ours.
 
-By default two models run: SmolLM2-135M-Instruct Q4_1 (the default generator) and the
+By default two models run: SmolLM2-135M-Instruct (the default generator; its Q4_1 file
+runs as the Q8_0 copy localrag makes for the CPU, models/cpu_copy.py, unless
+--as-shipped) and the
 tiny random Self-RAG test GGUF (scripts/make_test_gguf.py: real vocabulary, so the
 SelfRagEngine plumbing and the pack's 32,016-way log-probabilities are measured; its
 text is noise). `--model PATH` replaces both with one GGUF (e.g. a real Self-RAG 7B).
@@ -377,6 +379,8 @@ def main() -> int:
     parser.add_argument("--k", type=int, default=5, choices=range(1, 6))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--n-ctx", type=int, default=2048)
+    parser.add_argument("--as-shipped", action="store_true",
+                        help="run a Q4_1 model file as it is, not as localrag's Q8_0 CPU copy")
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help="comma-separated subset of " + ",".join(VARIANTS) + " (default: all)")
     parser.add_argument("--variant", choices=VARIANTS, help=argparse.SUPPRESS)
@@ -389,6 +393,8 @@ def main() -> int:
     print(f"K={args.k}, max_tokens={args.max_tokens}, threads={args.threads} (llama.cpp threads "
           f"busy-wait: one thread on this shared 2-core machine), n_ctx={args.n_ctx}, "
           f"{args.questions} questions x 5 passages; pack on {args.pack_questions}")
+    from models.cpu_copy import ensure_cpu_copy, needs_cpu_copy
+
     models: list[tuple[str, Path]] = []
     with tempfile.TemporaryDirectory() as tmp:
         if args.model:
@@ -399,10 +405,14 @@ def main() -> int:
             sys.path.insert(0, str(REPO / "scripts"))
             from make_test_gguf import write_test_gguf
 
-            models.append(("SmolLM2-135M-Instruct Q4_1 (instruct)", default_model_path()))
+            models.append(("SmolLM2-135M-Instruct (instruct)", default_model_path()))
             models.append(("tiny random Self-RAG test GGUF (plumbing; text is noise)",
                            write_test_gguf(Path(tmp) / "tiny.gguf")))
         for label, path in models:
+            if not args.as_shipped and needs_cpu_copy(path):
+                # what localrag runs on the CPU (models/cpu_copy.py), made before timing
+                path = ensure_cpu_copy(path, tmp)
+                label += " as the Q8_0 CPU copy localrag runs"
             t = time.perf_counter()
             wanted = [v for v in VARIANTS if v in args.variants.split(",")]
             results = {v: run_variant(args, path, v) for v in wanted}

@@ -60,7 +60,9 @@ class Settings:
     """Layers offloaded to the GPU (-1 = all) when llama.cpp was built with a GPU backend."""
 
     n_threads: int = 0
-    """CPU threads for llama.cpp; 0 = number of physical cores."""
+    """CPU threads for llama.cpp; 0 = half the logical CPUs (the physical cores with
+    hyper-threading). llama.cpp's threads busy-wait, so leaving CPUs free keeps answers
+    steady on a busy machine."""
 
     cpu_model_copy: bool = True
     """On the CPU, run a Q4_1 model (the default SmolLM2 file) from a Q8_0 copy made once

@@ -19,7 +19,7 @@ as Q8_0 is nearly lossless: Q8_0's step inside each block of 32 weights is 8 to 
 finer than Q4_1's, and 25 of 30 greedy answers on the benchmark's questions came out
 token for token the same (the others part at near-ties).
 
-So a Q4_1 file run on the CPU is converted once (about 0.6 s and 145 MB for SmolLM2)
+So a Q4_1 file of up to 512 MB (MAX_SOURCE_BYTES) run on the CPU is converted once (about 0.6 s and 145 MB for SmolLM2)
 into a cache folder, named after the source file's path, size and modification time,
 and that copy is loaded instead. Other formats are used as they are. Any failure
 (read-only or full disk, an old llama.cpp) falls back to the original file: the copy is
@@ -40,6 +40,10 @@ log = logging.getLogger(__name__)
 SLOW_ON_CPU = {3: "Q4_1"}   # gguf.LlamaFileType.MOSTLY_Q4_1: no batched CPU kernels
 TARGET_TYPE = 7             # gguf.LlamaFileType.MOSTLY_Q8_0
 SUFFIX = ".q8_0.gguf"
+MAX_SOURCE_BYTES = 512 * 2**20
+"""Only small models are copied. Decoding a multi-gigabyte model reads every weight per
+token and is bound by memory bandwidth; Q8_0 doubles those bytes (and the disk and RAM
+the copy takes), so a large Q4_1 file runs as it is."""
 
 
 _SCALAR = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?",
@@ -91,7 +95,12 @@ def file_type(path: str | Path) -> int | None:
 
 
 def needs_cpu_copy(path: str | Path) -> bool:
-    return file_type(path) in SLOW_ON_CPU
+    """A Q4_1 file small enough that its decoding is bound by arithmetic, not memory."""
+    try:
+        small = Path(path).stat().st_size <= MAX_SOURCE_BYTES
+    except OSError:
+        return False
+    return small and file_type(path) in SLOW_ON_CPU
 
 
 def copy_path(path: str | Path, cache_dir: str | Path) -> Path:
@@ -104,9 +113,10 @@ def copy_path(path: str | Path, cache_dir: str | Path) -> Path:
 
 def _convert(src: Path, dst: Path) -> None:
     """Re-encode `src` as Q8_0 into `dst`, atomically (a temporary file, then rename)."""
-    from models.llama_backend import _llama
+    from models.llama_backend import _llama, _set_verbose
 
     lc = _llama()
+    _set_verbose(False)      # the per-tensor report must not reach a terminal UI
     params = lc.llama_model_quantize_default_params()
     params.ftype = TARGET_TYPE
     params.allow_requantize = True

@@ -110,3 +110,26 @@ def test_assistant_runs_the_copy_and_says_so(tmp_path, model_cache_dir):
         assistant.update_settings(cpu_model_copy=False)
         described = assistant.load_model()
         assert described.runs_from is None
+
+
+def test_large_q4_1_files_run_as_they_are(source, tmp_path, monkeypatch):
+    import models.cpu_copy as cpu_copy
+
+    monkeypatch.setattr(cpu_copy, "MAX_SOURCE_BYTES", source.stat().st_size - 1)
+    assert not needs_cpu_copy(source)
+    assert ensure_cpu_copy(source, tmp_path / "cache") == source
+    assert not (tmp_path / "cache").exists()
+
+
+def test_making_the_copy_prints_nothing(source, tmp_path):
+    """llama.cpp reports every tensor it converts; in a fresh process (as the TUI's
+    first load is) none of that may reach the terminal."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from models.cpu_copy import ensure_cpu_copy; "
+            "p = ensure_cpu_copy(sys.argv[1], sys.argv[2]); assert p.name.endswith('.q8_0.gguf')")
+    proc = subprocess.run([sys.executable, "-c", code, str(source), str(tmp_path / "cache")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout == "" and proc.stderr == ""
