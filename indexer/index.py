@@ -80,6 +80,19 @@ class Index:
                     leftover.unlink(missing_ok=True)
                 self._vectors = None
 
+    def _check_chunking(self) -> None:
+        """Another chunk size means every file must be chunked again. Files are only
+        marked stale: each keeps its old chunks (still searchable) until its new ones
+        replace them, so a cancelled run loses nothing and the next run carries on."""
+        want = str(self.options.chunk_words)
+        stored = self.store.get_meta("chunk_words")
+        if stored == want:
+            return
+        with self.store.transaction() as conn:
+            if stored is not None:
+                conn.execute("UPDATE files SET mtime_ns = 0, sha256 = NULL WHERE state = 'indexed'")
+            self.store.set_meta(conn, "chunk_words", want)
+
     # --- roots ----------------------------------------------------------------------
     def add_root(self, path: str | Path) -> RootInfo:
         root = normalize(path)
@@ -189,6 +202,7 @@ class Index:
             return run.run(scopes, dry_run=True)
         with self._writing():
             self._check_model()
+            self._check_chunking()
             vectors = self._vectors_index()
             vectors.sync(self.store)   # another process may have written since we last looked
             run = UpdateRun(store=self.store, vectors=lambda: vectors, embedder=self.embedder,

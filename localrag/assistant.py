@@ -32,6 +32,7 @@ from localrag.settings import Settings
 
 if TYPE_CHECKING:
     from indexer.index import Index
+    from indexer.options import IndexOptions
     from indexer.watcher import Watcher
     from models.base import LanguageModel
 
@@ -89,6 +90,11 @@ class Assistant:
         if model_keys & changes.keys():
             self.unload_model()
         self._engine = None
+        index_keys = {"extensions", "max_file_mb", "include_hidden", "chunk_words"}
+        if index_keys & changes.keys() and self._index is not None:
+            # the next update (or the watcher's) walks and chunks with the new options;
+            # a new chunk size re-chunks every file (Index._check_chunking)
+            self._index.options = self._index_options()
 
     # -- the index --------------------------------------------------------------------------
     @property
@@ -104,20 +110,22 @@ class Assistant:
         with self._index_lock:
             if self._index is None:
                 from indexer.index import Index
-                from indexer.options import IndexOptions
 
-                s = self.settings
-                options = IndexOptions(
-                    extensions=[e.lower() if e.startswith(".") else "." + e.lower()
-                                for e in s.extensions],
-                    max_file_bytes=int(s.max_file_mb * 1024 * 1024),
-                    include_hidden=s.include_hidden,
-                    chunk_words=s.chunk_words,
-                    embedding_model=s.embedding_model,
-                )
-                self._index = Index(self.paths.index_dir, options=options,
+                self._index = Index(self.paths.index_dir, options=self._index_options(),
                                     embedder=self.embedder)
             return self._index
+
+    def _index_options(self) -> "IndexOptions":
+        from indexer.options import IndexOptions
+
+        s = self.settings
+        return IndexOptions(
+            extensions=[e.lower() if e.startswith(".") else "." + e.lower() for e in s.extensions],
+            max_file_bytes=int(s.max_file_mb * 1024 * 1024),
+            include_hidden=s.include_hidden,
+            chunk_words=s.chunk_words,
+            embedding_model=s.embedding_model,
+        )
 
     def add_root(self, path: str | os.PathLike[str]) -> RootInfo:
         return self.index.add_root(path)

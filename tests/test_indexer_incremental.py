@@ -229,3 +229,52 @@ def test_progress_and_cancel(make_index, tmp_path, index_options):
     assert 0 < indexed < 12
     report = idx.update()                                     # picks up the rest
     assert report.added == 12 - indexed and idx.status().files_indexed == 12
+
+
+def test_a_new_chunk_size_rechunks_every_file(tmp_path, embedder, index_options):
+    import dataclasses
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    sentences = " ".join(f"Sentence number {i} talks about topic {i % 7} in some detail." for i in range(120))
+    (root / "long.md").write_text(f"# Long\n\n{sentences}\n")
+    (root / "short.txt").write_text("A short note about the greenhouse.\n")
+    idx = Index(tmp_path / "index", options=index_options, embedder=embedder)   # 60 words
+    try:
+        idx.add_root(root)
+        idx.update()
+        small = idx.store.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        assert idx.update().unchanged == 2          # same options: nothing to do
+    finally:
+        idx.close()
+
+    bigger = dataclasses.replace(index_options, chunk_words=300)
+    idx = Index(tmp_path / "index", options=bigger, embedder=embedder)
+    try:
+        report = idx.update()
+        assert report.updated == 2 and report.unchanged == 0
+        large = idx.store.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+        assert large < small
+        assert idx.update().unchanged == 2           # and only once
+        assert idx.search("topic 3 in some detail", k=1)[0].path.endswith("long.md")
+    finally:
+        idx.close()
+
+
+def test_assistant_applies_a_new_chunk_size_without_a_restart(tmp_path, embedder):
+    from localrag.assistant import Assistant
+    from localrag.paths import Paths
+    from localrag.settings import Settings
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    text = " ".join(f"Line {i} of the notebook mentions item {i % 5} twice, item {i % 5}." for i in range(100))
+    (root / "notebook.md").write_text(f"# Notebook\n\n{text}\n")
+    settings = Settings(chunk_words=60)
+    with Assistant(paths=Paths.resolve(tmp_path / "data"), settings=settings, embedder=embedder) as a:
+        a.add_root(root)
+        a.update_index()
+        before = a.status().chunks
+        a.update_settings(chunk_words=400)
+        assert a.update_index().updated == 1
+        assert a.status().chunks < before
