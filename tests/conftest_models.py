@@ -65,9 +65,10 @@ def smollm2_path() -> Path:
 
 
 @pytest.fixture(scope="session")
-def smollm2_model(smollm2_path) -> Iterator:
+def smollm2_model(smollm2_path, model_cache_dir) -> Iterator:
+    """SmolLM2 as localrag runs it on the CPU: from its Q8_0 copy (models/cpu_copy.py)."""
     from models.loader import load_model
 
-    model = load_model(smollm2_path, n_ctx=2048, n_threads=THREADS)
+    model = load_model(smollm2_path, n_ctx=2048, n_threads=THREADS, cpu_copy_dir=model_cache_dir)
     yield model
     model.close()

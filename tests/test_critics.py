@@ -187,3 +187,13 @@ def test_embedding_critic_prepare_embeds_in_one_pass(embed):  # noqa: F811
     judged = critic.support(sentences, note)
     assert len(calls) == 1                       # support reads what prepare embedded
     assert [j.label for j in judged] == ["fully", "fully"]
+
+
+def test_sentence_split_keeps_closing_quotes_and_ends_at_a_bare_no():
+    from localrag.lexical import split_sentences
+
+    assert split_sentences('He said "yes." Then he left.') == ['He said "yes."', "Then he left."]
+    assert split_sentences("Dr. Okafor came. (It was late.) Then") == [
+        "Dr. Okafor came.", "(It was late.)", "Then"]
+    assert split_sentences("No. The backup is encrypted.") == ["No.", "The backup is encrypted."]
+    assert split_sentences("See No. 5 on the list.") == ["See No. 5 on the list."]

@@ -287,3 +287,33 @@ def test_closed_set_candidates_pool_their_scores():
     assert ans.text == "Yes."
     assert ans.segments[0].citation == 0
     assert any("closed-set answer: 2 candidates" in n for n in ans.notes)
+
+
+def test_answer_sentences_drop_loops_and_a_cut_off_tail() -> None:
+    from localrag.instruct import answer_sentences
+
+    looped = ("Backups run nightly at 02:00 to the NAS. Backups run nightly at 02:00 to the NAS.\n"
+              "backups run  nightly at 02:00 to the NAS. Backups run nightly at")
+    assert answer_sentences(looped, "When?", complete=False) == [
+        "Backups run nightly at 02:00 to the NAS."]
+    # finished at EOS: the last sentence is the model's own ending, kept
+    assert answer_sentences("It is on the NAS. It runs at", "When?") == [
+        "It is on the NAS.", "It runs at"]
+    # cut off, but the only sentence: kept (half an answer beats none)
+    assert answer_sentences("Backups run nightly at", "When?", complete=False) == [
+        "Backups run nightly at"]
+    assert answer_sentences('He said "yes." Then', "Q?", complete=False) == ['He said "yes."']
+
+
+def test_headings_reach_the_model_as_plain_lines() -> None:
+    from localrag.instruct import prompt_text
+
+    model = scripted()
+    note = passage(0, "calendar.md", "# Health\n\n## Dentist ##\n\nDr Okafor on 14 May.\n"
+                                     "    # indented code stays\n#hashtag stays")
+    InstructEngine(model, config=config(), critic=StubCritic()).answer(
+        "When?", retrieve=retriever([note]))
+    call = model.calls[0]
+    branch = model.detokenize(call.prefix + call.branches[0])
+    assert "Health:" in branch and "Dentist:" in branch and "## " not in branch
+    assert prompt_text(note.text).endswith("    # indented code stays\n#hashtag stays")

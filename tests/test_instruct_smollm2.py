@@ -53,3 +53,23 @@ def test_smollm2_without_retrieval_labels_its_own_knowledge(smollm2_model, embed
     assert not ans.decision.retrieved and ans.decision.probability < 0.2
     assert ans.segments and all(s.label == "no_retrieval" and s.citation is None
                                 for s in ans.segments)
+
+
+SERVER = note(4, "server.md > Home server > Move",
+              "# Home server\n\n## Move\n\nWe moved the home server to the basement on 12 March "
+              "2024 because the attic got too hot in summer.\n\n## Backups\n\nBackups run "
+              "nightly at 02:00 to the NAS.")
+
+
+def test_smollm2_answers_from_a_note_with_markdown_headings(smollm2_model, embed):  # noqa: F811
+    """With '#' heading markers in its prompt SmolLM2 copied the note's last section
+    ("Backups run nightly ...") instead of answering; headings reach it as "Move:" lines."""
+    engine = InstructEngine.for_model(smollm2_model, config=EngineConfig(k=2, max_tokens=48),
+                                      embed=embed)
+    for question, expected in (("When did we move the home server?", "12 March 2024"),
+                               ("How often do backups run?", "nightly")):
+        ans = engine.answer(question, retrieve=lambda q, k: [SERVER, NOTES[0]][:k])
+        print("\n", question, "->", ans.text)
+        assert expected in ans.text
+        assert "#" not in ans.text
+        assert ans.segments[0].passage == SERVER
