@@ -72,6 +72,7 @@ async def test_real_app_index_ask_cite_cancel(tmp_path, notes, embedder):
             # first run: the add-folder screen; the model loaded meanwhile
             assert isinstance(app.screen, AddFolderScreen)
             assert app.model_description is not None, app.model_error
+            assert app.model_description.runs_from is not None     # SmolLM2's Q8_0 CPU copy
             app.screen.query_one("#folder-input").value = str(notes)
             await pilot.press("enter")
             await settle(pilot)
@@ -87,6 +88,7 @@ async def test_real_app_index_ask_cite_cancel(tmp_path, notes, embedder):
             assert hits and hits[0].path == str(notes / "garden.md")
             assert assistant.watching
 
+            assert "runs its Q8_0 CPU copy" in str(app.screen.query_one("#model-status").render())
             # ask: the labels and citations on screen are the engine's
             await pilot.click("#question")
             app.screen.query_one("#question").value = "How many hours of sun do tomato plants need?"

@@ -82,7 +82,8 @@ class ChatScreen(Screen[None]):
             status.update(Text(f"model failed: {app.model_error}", style="bold red"))
         elif d is not None:
             critic = f" · labels: {d.critic}" if d.critic != d.kind else ""
-            status.update(f"model: {d.name} ({d.kind}){critic}")
+            copy = " · runs its Q8_0 CPU copy" if d.runs_from else ""
+            status.update(f"model: {d.name} ({d.kind}){critic}{copy}")
         elif app.model_loading:
             status.update("model: loading…")
         else:
