@@ -32,6 +32,19 @@ class _Unit:
     end: int
     words: int
     heading: bool
+    head: tuple[str, ...] = ()   # heading path of the block the unit comes from
+
+
+def _common_prefix(paths: list[tuple[str, ...]]) -> tuple[str, ...]:
+    first = paths[0]
+    n = len(first)
+    for p in paths[1:]:
+        n = min(n, len(p))
+        for i in range(n):
+            if p[i] != first[i]:
+                n = i
+                break
+    return first[:n]
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?:;])\s+|\n")
@@ -83,17 +96,22 @@ def chunk_document(doc: ParsedDoc, *, file_name: str, chunk_words: int = 200) ->
     chunks: list[Chunk] = []
 
     cur: list[_Unit] = []
+    carried = 0                              # leading units of `cur` from the last chunk
     cur_words = fresh_words = 0
     cur_head: tuple[str, ...] = ()
     cur_page: int | None = None
 
     def emit(carry: bool) -> None:
-        nonlocal cur, cur_words, fresh_words
+        nonlocal cur, cur_words, fresh_words, carried
         if not cur or fresh_words == 0:
-            cur, cur_words, fresh_words = [], 0, 0
+            cur, cur_words, fresh_words, carried = [], 0, 0, 0
             return
         start, end = cur[0].start, cur[-1].end
-        title = " > ".join((file_name,) + cur_head)
+        # A chunk holding text from several sections is named after what they share
+        # ("notes.md > Server", not the first one's "notes.md > Server > Move").
+        heads = [u.head for u in cur[carried:] if not u.heading]
+        path = _common_prefix(heads) if heads else cur_head
+        title = " > ".join((file_name,) + path)
         chunks.append(Chunk(
             ord=len(chunks), title=title, text=doc.text[start:end],
             start_line=lines.line_of(start) if lines else None,
@@ -111,6 +129,7 @@ def chunk_document(doc: ParsedDoc, *, file_name: str, chunk_words: int = 200) ->
                 kept.insert(0, unit)
                 words += unit.words
         cur, cur_words, fresh_words = kept, sum(u.words for u in kept), 0
+        carried = len(kept)
 
     for block in doc.blocks:
         new_page = block.page != cur_page
@@ -121,6 +140,7 @@ def chunk_document(doc: ParsedDoc, *, file_name: str, chunk_words: int = 200) ->
         elif block.kind == "heading" and all(u.heading for u in cur):
             cur_head = block.heading_path   # only headings so far: the deeper one names it
         for unit in _units(doc, block, max_unit):
+            unit.head = block.heading_path
             if cur_words + unit.words > target and fresh_words > 0:
                 emit(carry=True)
                 cur_head = block.heading_path

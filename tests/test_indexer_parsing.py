@@ -33,6 +33,13 @@ def test_markdown_headings_code_and_line_spans():
     assert usage.start_line == lines.index("## Usage") + 1
 
 
+def test_a_chunk_of_several_small_sections_is_named_after_what_they_share():
+    text = ("# Home server\n\n## Move\n\nWe moved it to the basement in March.\n\n"
+            "## Backups\n\nBackups run nightly at 02:00.\n")
+    chunks = chunk_document(parse_bytes(text.encode(), ext=".md"), file_name="server.md")
+    assert [(c.title, c.start_line, c.end_line) for c in chunks] == [("server.md > Home server", 1, 9)]
+
+
 def test_long_section_is_split_with_overlap_and_bounded_size():
     text = "# Big\n\n" + words(700) + "\n"
     chunks = chunk_document(parse_bytes(text.encode(), ext=".md"), file_name="b.md", chunk_words=100)
