@@ -105,12 +105,18 @@ def needs_cpu_copy(path: str | Path) -> bool:
     return small and file_type(path) in SLOW_ON_CPU
 
 
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
 def copy_path(path: str | Path, cache_dir: str | Path) -> Path:
-    """Where the copy of `path` lives: a new source file (other size or time) gets a new name."""
+    """Where the copy of `path` lives: named after the source's stem, its location and its
+    version (size and modification time), so a changed file gets a new copy and files
+    of the same name in different folders do not share one."""
     p = Path(path).resolve()
     st = p.stat()
-    key = hashlib.sha256(f"{p}\0{st.st_size}\0{st.st_mtime_ns}".encode()).hexdigest()[:16]
-    return Path(cache_dir) / f"{p.stem}.{key}{SUFFIX}"
+    version = _digest(f"{st.st_size}\0{st.st_mtime_ns}")
+    return Path(cache_dir) / f"{p.stem}.{_digest(str(p))}.{version}{SUFFIX}"
 
 
 def _convert(src: Path, dst: Path) -> None:
@@ -138,8 +144,8 @@ def _convert(src: Path, dst: Path) -> None:
 def ensure_cpu_copy(path: str | Path, cache_dir: str | Path) -> Path:
     """The file to load for CPU decoding: a cached Q8_0 copy of a Q4_1 `path`, else `path`.
 
-    Older copies of the same source file (same name stem) are removed when a new one is
-    made, so the cache holds one copy per model file.
+    Older copies of the same source file (an earlier version at the same path) are
+    removed when a new one is made, so the cache holds one copy per model file.
     """
     src = Path(path)
     if not needs_cpu_copy(src):
@@ -151,7 +157,7 @@ def ensure_cpu_copy(path: str | Path, cache_dir: str | Path) -> Path:
         if dst.is_file() and file_type(dst) == TARGET_TYPE:
             return dst
         _convert(src.resolve(), dst)
-        for old in cache.glob(f"{src.resolve().stem}.*{SUFFIX}"):
+        for old in cache.glob(f"{src.resolve().stem}.{_digest(str(src.resolve()))}.*{SUFFIX}"):
             if old != dst:
                 old.unlink(missing_ok=True)
         log.info("made a Q8_0 copy of %s for CPU batching: %s", src, dst)

@@ -73,8 +73,21 @@ def load_model(
         from models.cpu_copy import ensure_cpu_copy
 
         run = ensure_cpu_copy(p, cpu_copy_dir)
-    model = LlamaModel(run, n_ctx=n_ctx, n_threads=n_threads, n_gpu_layers=n_gpu_layers,
-                       verbose=verbose, use_extra_bufts=use_extra_bufts)
+    kwargs = dict(n_ctx=n_ctx, n_threads=n_threads, n_gpu_layers=n_gpu_layers,
+                  verbose=verbose, use_extra_bufts=use_extra_bufts)
+    try:
+        model = LlamaModel(run, **kwargs)
+    except ModelFileError:
+        if run == p:
+            raise
+        # a damaged copy (the file asked for is fine as far as we know): drop it, run
+        # the original; the next load makes the copy again
+        import logging
+
+        logging.getLogger(__name__).warning("the CPU copy %s could not be loaded; "
+                                            "removed it and loaded %s itself", run, p)
+        Path(run).unlink(missing_ok=True)
+        model = LlamaModel(p, **kwargs)
     model.source_path = p
     return model
 

@@ -133,3 +133,26 @@ def test_making_the_copy_prints_nothing(source, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout == "" and proc.stderr == ""
+
+
+def test_a_damaged_copy_is_dropped_and_the_source_runs(tmp_path):
+    cache = tmp_path / "cache"
+    copy = ensure_cpu_copy(default_model_path(), cache)
+    with open(copy, "r+b") as f:          # header intact, weights cut off
+        f.truncate(copy.stat().st_size // 2)
+    model = load_model(default_model_path(), n_ctx=256, n_threads=THREADS, cpu_copy_dir=cache)
+    try:
+        assert model.path == default_model_path().resolve()
+    finally:
+        model.close()
+    assert not copy.exists()
+    assert ensure_cpu_copy(default_model_path(), cache) == copy     # made again next time
+
+
+def test_same_named_files_in_two_folders_keep_their_own_copies(source, tmp_path):
+    twin = tmp_path / "elsewhere" / source.name
+    twin.parent.mkdir()
+    shutil.copyfile(source, twin)
+    cache = tmp_path / "cache"
+    a, b = ensure_cpu_copy(source, cache), ensure_cpu_copy(twin, cache)
+    assert a != b and a.exists() and b.exists()
