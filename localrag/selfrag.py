@@ -291,7 +291,7 @@ class _Run:
                                  f"p={prob:.2f} {sign} {threshold:.2f}")
 
     def _closed_set_winner(self, pool: list["_Beam"]) -> "_Beam | None":
-        """A short answer whose candidates are closed-set labels (true/false, A-D):
+        """A short answer whose candidates are closed-set labels (true/false, A-E):
         candidates giving the same label pool their scores (SELFRAG.md section 4)."""
         if len(pool) < 2 or any(b.pending is not None or b.node.passage is None for b in pool):
             return None

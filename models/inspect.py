@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from models.cpu_copy import SLOW_ON_CPU
+from models.cpu_copy import MAX_SOURCE_BYTES, SLOW_ON_CPU
 from models.errors import ModelFileError
 from models.loader import check_model_file, default_model_path
 from models.reflection import ALL_TOKENS
@@ -58,7 +58,8 @@ class ModelFileInfo:
             f"  kind: {self.kind} ({self.reason})",
         ] + ([f"  on the CPU: runs from a Q8_0 copy made once in the cache folder "
               f"({self.quantisation} has no batched CPU kernels; setting cpu_model_copy)"]
-             if self.quantisation in SLOW_ON_CPU.values() else []))
+             if self.quantisation in SLOW_ON_CPU.values()
+             and self.size_bytes <= MAX_SOURCE_BYTES else []))
 
 
 def _quantisation(reader, file_type: int | None) -> str | None:

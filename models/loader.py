@@ -60,10 +60,11 @@ def load_model(
 
     n_threads 0 means half the logical CPUs; n_gpu_layers -1 offloads every layer (where llama.cpp
     was built with a GPU backend); use_extra_bufts None means "off on AMX CPUs only"
-    (models/cpu.py). With `cpu_copy_dir` and no GPU offload, a Q4_1 file is run from a
-    cached Q8_0 copy made there once (models/cpu_copy.py: Q4_1 has no batched CPU
-    kernels); `model.source_path` is always the file asked for. Raises ModelFileError (missing, not GGUF, truncated or corrupt) or
-    UnsupportedModelError (neither Self-RAG nor instruct).
+    (models/cpu.py). With `cpu_copy_dir` and no GPU offload, a small Q4_1 file is run
+    from a cached Q8_0 copy made there once (models/cpu_copy.py: Q4_1 has no batched CPU
+    kernels); `model.source_path` is always the file asked for. Raises ModelFileError
+    (missing, not GGUF, truncated or corrupt) or UnsupportedModelError (neither Self-RAG
+    nor instruct).
     """
     p = check_model_file(path)
     from models.llama_backend import LlamaModel

@@ -134,6 +134,11 @@ def test_inspect_default_model(smollm2_path):
     assert len(info.missing_reflection_tokens) == len(ALL_TOKENS)
     text = info.describe()
     assert str(smollm2_path.resolve()) in text and "Q4_1" in text and "kind: instruct" in text
+    assert "on the CPU: runs from a Q8_0 copy" in text
+    import dataclasses
+
+    big = dataclasses.replace(info, size_bytes=4_000_000_000)     # a 7B Q4_1: runs as it is
+    assert "Q8_0 copy" not in big.describe()
 
 
 def test_inspect_partial_and_quantized_test_models(test_gguf_factory):
