@@ -1,8 +1,11 @@
 """Benchmark: a Self-RAG answer vs plain RAG vs LlamaIndex's SelfRAGPack decoding loop.
 
 Issue 3, section 7 (b) and (c); (a), batched vs sequential candidates, is
-bench/bench_batching.py. Same questions, passages (written below: 5 questions x 5 short
-passages) and model in every variant:
+bench/bench_batching.py. Same questions, passages and model in every variant. Two
+workloads: "notes" (default; written below: 5 questions x 5 one-sentence passages, all on the question's topic, so nearly every
+passage is judged relevant and generation weighs most: the hard case for Self-RAG) and
+"docs" (--workload docs: 5 questions x 5 passages of 200 words, the indexer's default
+chunk size, from standard-library docstrings; one on topic, four from other modules):
 
   selfrag   our engine, K=5 candidates, one batched generate per expansion. A Self-RAG
             GGUF runs SelfRagEngine; an instruct model (SmolLM2, the default) runs
@@ -102,12 +105,38 @@ CORPUS: list[tuple[str, list[tuple[str, str]]]] = [
 ]
 
 
-def corpus(n: int):
+# The "docs" workload: passages of about 200 words (the indexer's default chunk size),
+# taken from standard-library module docstrings, so it runs offline everywhere. The first
+# passage answers the question; the other four come from other modules.
+DOC_QUESTIONS: list[tuple[str, str, list[str]]] = [
+    ("What does the heapq module provide?", "heapq", ["json", "csv", "itertools", "sqlite3"]),
+    ("How do I encode Python objects as JSON?", "json", ["csv", "statistics", "heapq", "argparse"]),
+    ("How does the csv module read and write files?", "csv", ["json", "sqlite3", "difflib", "subprocess"]),
+    ("What functions does the statistics module offer?", "statistics", ["heapq", "itertools", "collections", "csv"]),
+    ("How do I run a child process and read its output?", "subprocess", ["argparse", "sqlite3", "json", "difflib"]),
+]
+DOC_WORDS = 200
+
+
+def _docstring(module: str) -> str:
+    import importlib
+    import inspect
+
+    words = (inspect.getdoc(importlib.import_module(module)) or "").split()
+    return " ".join(words[:DOC_WORDS])
+
+
+def corpus(n: int, workload: str = "notes"):
     """The first n questions with their five passages as indexer Passages."""
     from indexer.records import Passage
 
+    if workload == "docs":
+        table = [(q, [(f"{m} (module docstring)", _docstring(m)) for m in [first, *others]])
+                 for q, first, others in DOC_QUESTIONS]
+    else:
+        table = CORPUS
     out = []
-    for qi, (question, docs) in enumerate(CORPUS[:n]):
+    for qi, (question, docs) in enumerate(table[:n]):
         passages = [
             Passage(chunk_id=qi * 10 + j, path=f"/notes/{title.split(' > ')[0]}", title=title,
                     text=text, start_line=1 + 3 * j, end_line=3 + 3 * j, page=None, char_start=0,
@@ -204,7 +233,7 @@ def run_ours(args, variant: str) -> dict:
 
     per_q, answers = [], []
     model.stats = ModelStats()
-    for question, passages in corpus(args.questions):
+    for question, passages in corpus(args.questions, args.workload):
         model.clear_cache()
         t = time.perf_counter()
         if variant == "selfrag":
@@ -278,7 +307,7 @@ def run_pack(args) -> dict:
     use = {f"[Utility:{k}]": w for k, w in zip(range(1, 6), (-1.0, -0.5, 0.0, 0.5, 1.0))}
     per_q, answers = [], []
     prompt_tokens = generated = calls = 0
-    for question, passages in corpus(args.pack_questions):
+    for question, passages in corpus(args.pack_questions, args.workload):
         llm.reset()
         t = time.perf_counter()
 
@@ -330,7 +359,7 @@ def run_variant(args, model: Path, variant: str) -> dict:
     cmd = [sys.executable, __file__, "--variant", variant, "--model", str(model),
            "--questions", str(args.questions), "--pack-questions", str(args.pack_questions),
            "--max-tokens", str(args.max_tokens), "--k", str(args.k), "--threads", str(args.threads),
-           "--n-ctx", str(args.n_ctx)]
+           "--n-ctx", str(args.n_ctx), "--workload", args.workload]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
     if proc.returncode != 0:
         raise RuntimeError(f"{variant} on {model.name} failed (exit {proc.returncode}):\n"
@@ -379,6 +408,9 @@ def main() -> int:
     parser.add_argument("--k", type=int, default=5, choices=range(1, 6))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--n-ctx", type=int, default=2048)
+    parser.add_argument("--workload", choices=("notes", "docs"), default="notes",
+                        help="notes: one-sentence passages (generation weighs most); docs: "
+                             f"{DOC_WORDS}-word passages from stdlib docstrings (typical chunks)")
     parser.add_argument("--as-shipped", action="store_true",
                         help="run a Q4_1 model file as it is, not as localrag's Q8_0 CPU copy")
     parser.add_argument("--variants", default=",".join(VARIANTS),
@@ -392,7 +424,7 @@ def main() -> int:
 
     print(f"K={args.k}, max_tokens={args.max_tokens}, threads={args.threads} (llama.cpp threads "
           f"busy-wait: one thread on this shared 2-core machine), n_ctx={args.n_ctx}, "
-          f"{args.questions} questions x 5 passages; pack on {args.pack_questions}")
+          f"{args.questions} questions x 5 passages ({args.workload}); pack on {args.pack_questions}")
     from models.cpu_copy import ensure_cpu_copy, needs_cpu_copy
 
     models: list[tuple[str, Path]] = []
