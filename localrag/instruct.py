@@ -335,10 +335,9 @@ class _Run:
             if c.total > best.total:        # strict '>': the earlier passage wins ties
                 best = c
         choice = closed_set_choice([c.text for c in live], [c.total for c in live])
-        if choice is not None:              # true/false, A-D: same answers pool their scores
+        if choice is not None:              # true/false, A-E: same answers pool their scores
             best = live[choice.best]
-            self._note(f"closed-set answer: {choice.votes} candidates answered {best.text!r}; "
-                       f"their scores were summed ({choice.total:.2f}) and the best sum won")
+            self._note(choice.note(best.text))
         return self._deliver(best)
 
     def _text(self, gen: Generation) -> tuple[str, float | None]:

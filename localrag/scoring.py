@@ -219,6 +219,11 @@ class ClosedSetChoice:
     votes: int          # candidates that gave this answer
     best: int           # index of its highest-scoring candidate (earliest on ties)
 
+    def note(self, answer: str) -> str:
+        """What the answer's notes say about the pooling (`answer`: the text shown)."""
+        return (f"closed-set answer: {self.votes} candidates answered {answer!r}; their "
+                f"scores were summed ({self.total:.2f}) and the best sum won")
+
 
 def closed_set_choice(texts: Sequence[str], scores: Sequence[float]) -> ClosedSetChoice | None:
     """Pool candidates that give the same closed-set answer: sum their scores and take

@@ -298,9 +298,7 @@ class _Run:
         choice = closed_set_choice([b.text for b in pool], [b.node.score for b in pool])
         if choice is None:
             return None
-        self._note(f"closed-set answer: {choice.votes} candidates answered "
-                   f"{pool[choice.best].text!r}; their scores were summed "
-                   f"({choice.total:.2f}) and the best sum won")
+        self._note(choice.note(pool[choice.best].text))
         return pool[choice.best]
 
     # --- expansion ----------------------------------------------------------------------
