@@ -30,6 +30,7 @@ from typing import Protocol
 import numpy as np
 
 from localrag import lexical
+from localrag.request_kind import RequestClassifier
 from localrag.scoring import SupportLabel, s_sup
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -147,16 +148,18 @@ class EmbeddingCalibration:
 
 
 class EmbeddingCritic:
-    """Relevance and support from sentence embeddings plus lexical overlap."""
+    """Relevance and support from sentence embeddings plus lexical overlap; the retrieve
+    decision from the kind of request (localrag.request_kind)."""
 
     name = "embedding+lexical"
-    decides_after_search = True
+    decides_after_search = False
 
     def __init__(self, embed: Embed, *,
                  calibration: EmbeddingCalibration = EmbeddingCalibration()) -> None:
         self._embed = embed
         self.calibration = calibration
         self._cache: dict[str, np.ndarray] = {}
+        self._requests = RequestClassifier(self._vectors)
 
     def _vectors(self, texts: Sequence[str]) -> np.ndarray:
         todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
@@ -183,10 +186,15 @@ class EmbeddingCritic:
     def relevance(self, question: str, passages: Sequence[str]) -> list[float]:
         return [self._rel(c) for c in self.similarity(question, passages)]
 
-    def retrieve_probability(self, question: str, passages: Sequence[str]) -> float:
-        """Retrieval helps when the index holds a passage close to the question: the
-        s_rel of the best passage found (0 when the search found nothing)."""
-        return max(self.relevance(question, passages), default=0.0)
+    def retrieve_probability(self, question: str, passages: Sequence[str] = ()) -> float:
+        """p(the request needs the person's files), from its wording and its nearest
+        labelled prompts (request_kind). Not from the best passage found: a large index
+        always holds a similar passage, so that retrieved for every poem and sum."""
+        return self._requests.classify(question).probability
+
+    def retrieve_reason(self, question: str) -> str:
+        """Why: the kind of request it looked like (for the decision line)."""
+        return self._requests.classify(question).reason
 
     def support_score(self, sentence: str, passage: str) -> float:
         """The support score x in [0, 1] (see EmbeddingCalibration)."""
@@ -285,6 +293,10 @@ class CompositeCritic:
 
     def retrieve_probability(self, question: str, passages: Sequence[str]) -> float:
         return self._retrieve.retrieve_probability(question, passages)
+
+    def retrieve_reason(self, question: str) -> str | None:
+        reason = getattr(self._retrieve, "retrieve_reason", None)
+        return reason(question) if reason is not None else None
 
     def relevance(self, question: str, passages: Sequence[str]) -> list[float]:
         return self._relevance.relevance(question, passages)
