@@ -12,10 +12,13 @@ questions about the assistant itself. Everything else a person types into an ass
 over their own files is, by default, a question about those files.
 
 The decision is a logistic model over a few named cues (regular expressions for the
-wording of each kind of request, plus the shape of the prompt). Its weights were fitted
-on the dev half of a labelled set of 120 prompts (tests/data/decision/prompts.jsonl, ids
-with an odd number; the rubric is beside it) and measured on the test half (even ids);
-`scripts/fit_request_kind.py` refits them and prints both halves' figures.
+wording of each kind of request, plus the shape of the prompt) and one embedding cue:
+whether the request's nearest labelled prompts need files. Weights and examples come from
+220 labelled prompts: the dev half of tests/data/decision/prompts.jsonl (odd ids) and
+tests/data/decision/train.jsonl, written by annotators with the rubric beside them. The
+test half (even ids, 60 prompts) is held out: 28 of 28 questions about files retrieve,
+30 of 32 requests that need none do not (tests/test_request_kind.py).
+`scripts/fit_request_kind.py` refits the weights and prints both figures.
 The cues name what fired, so the answer's reason can say why it did or did not search.
 """
 
@@ -39,53 +42,70 @@ _LANGS = (r"english|german|french|spanish|italian|portuguese|dutch|polish|russia
 # Each cue: a name and a pattern over the lower-cased prompt. Names appear in the reason.
 _CUES: dict[str, re.Pattern[str]] = {
     "translation": re.compile(
-        rf"\btranslat\w*\b|\bhow (?:do|would|can) (?:you|i|we) say\b|"
-        rf"\b(?:mean|means|say) in (?:{_LANGS})\b|\b(?:into|in|to) (?:{_LANGS})\s*[:?]|"
-        rf"\b(?:{_LANGS})\s*(?:->|→|to)\s*(?:{_LANGS})\b"),
+        rf"\btranslat\w*\b|\btradu\w+\b|\bübersetz\w*\b|\bhow (?:do|would|can) (?:you|i|we) say\b|"
+        rf"\b(?:mean|means|say) in (?:{_LANGS})\b|\b(?:into|in|to) (?:{_LANGS})\b\s*[:?!.]?|"
+        rf"\b(?:{_LANGS})\s*(?:->|→|to)\s*(?:{_LANGS})\b|\ben (?:anglais|français|inglés|español)\b"),
     "arithmetic": re.compile(
         r"\d\s*(?:[-+*/×÷^x]|\*\*)\s*\(?\d|\bsquare root\b|\bhow many \w+ (?:are )?in\b|"
         r"\bin (?:decimal|hex|hexadecimal|binary|octal)\b|\b\d+(?:\.\d+)?\s*%\s*of\b|"
-        r"\bconvert \d|\b\d+(?:\.\d+)?\s*(?:km|miles?|kg|lbs?|°[cf]|celsius|fahrenheit)\b.*\bin\b|"
+        r"\bconvert \d|\bhow (?:many|much)\b.{0,60}\b\d|\b\d.{0,60}\bhow (?:many|much)\b|"
+        r"\bwhat day (?:of the week )?(?:is|was|will)\b|\b\d+ (?:days|weeks|months) (?:after|before|from)\b|"
         r"^\s*(?:what(?:'s| is)\s+)?[\d\s.+\-*/^()x×÷%]+[?=]?\s*$"),
     "rewrite": re.compile(
         r"\b(?:rewrite|rephrase|reword|paraphrase|proofread|shorten|condense|tighten|"
-        r"summari[sz]e (?:this|these|the following|it)|make (?:this|it|these) (?:sound )?"
+        r"summari[sz]e (?:this|these|the following|it)|tl;?dr|make (?:this|it|these) (?:sound )?"
         r"(?:more|less|shorter|longer|clearer|friendlier|polite|formal|casual)|"
-        r"(?:more|less) (?:polite|formal|sloppy|casual)|friendlier|"
+        r"(?:more|less) (?:polite|formal|sloppy|casual|cringe|wordy|stiff)|friendlier|"
         r"fix (?:the )?(?:grammar|spelling|typos)|turn (?:this|these) (?:bullets |notes )?into|"
-        r"clean (?:this|it) up|polish (?:this|it))\b"),
+        r"clean (?:this|it) up|polish (?:this|it)|out[- ]of[- ]office)\b"),
     "drafting": re.compile(
         r"\b(?:write|draft|compose|help me (?:write|draft|with)|give me)\b.{0,30}"
         r"\b(?:e-?mail|reply|message|letter|note|cover letter|out-of-office|tweet|post|"
         r"announcement|bio|toast|speech|invitation|apology)\b"),
     "creative": re.compile(
         r"\b(?:poem|haiku|limerick|sonnet|story|shanty|song|lyrics|verse|rhyme|joke|"
-        r"riddle|slogan|rap|fairy tale|short story|tagline|pun)s?\b"),
+        r"riddle|slogan|rap|fairy tale|short story|tagline|pun|pep talk)s?\b|"
+        r"\b(?:brainstorm|name ideas|ideas for (?:a |my )?name|names? for (?:a|my|our)|"
+        r"pretend (?:you'?re|ur|you are|to be)|role-?play|act as)\b"),
     "greeting": re.compile(
-        r"^\W*(?:hi|hello|hey|hiya|yo|howdy|thanks|thank you|thx|ty|cheers|"
-        r"good (?:morning|afternoon|evening|night)|bye|goodbye|see you|lol|haha|ok|okay|"
-        r"cool|nice|great|awesome|sorry|no worries|how are you|what's up|sup)\b"),
+        r"^\W*(?:hi|hello|hey|hiya|yo|howdy|thanks|thank you|thx|ty|cheers|danke|merci|"
+        r"gracias|good (?:morning|afternoon|evening|night)|bye|goodbye|see you|lol|haha|ok|okay|"
+        r"cool|nice|great|awesome|sweet|perfect|sorry|no worries|how are you|what's up|sup)\b|"
+        r"\b(?:appreciate it|thanks a lot|thank you so much|that (?:fixed|worked|did) it)\b"),
     "meta": re.compile(
         r"\b(?:who|what) are you\b|\bare you (?:a|an|online|connected|there|awake|"
-        r"able|based|running|real|human)\b|\byour (?:name|creator|model)\b|"
-        r"\bwhat can you do\b|\bdo you (?:remember|know who|have (?:access|internet))\b|"
-        r"\b(?:which|what) (?:language )?model are you\b|\bwho (?:made|built|trained) you\b"),
+        r"able|based|running|real|human)\b|\byour (?:name|creator|model|take|opinion|favou?rite)\b|"
+        r"\bwhat can you do\b|\bdo you (?:remember|know who|have (?:access|internet)|like|prefer|think)\b|"
+        r"\b(?:which|what) (?:language )?model are you\b|\bwho (?:made|built|trained) you\b|"
+        r"\b(?:which|what) (?:one )?do you (?:like|prefer)\b|\bone of your answers\b"),
+    "general_knowledge": re.compile(
+        r"\b(?:capital of|who (?:wrote|invented|discovered|painted|composed)|stand for|"
+        r"how far (?:is|away)|when did the|population of|how many players|why is the sky|"
+        r"how tall is|how old is the)\b"),
     "code_task": re.compile(
         r"\b(?:write|give me|implement|code|create)\b.{0,40}\b(?:function|script|regex|"
         r"class|snippet|one-?liner|program|helper|query|method)\b|"
         r"\b(?:function|regex|one-?liner|snippet|helper)\b.{0,40}\b(?:that|which|to|for)\b|"
+        r"\b(?:awk|sed|jq|bash|shell|grep|find) (?:command|one-?liner|script|pipeline) (?:to|for|that)\b|"
+        r"\bexplain (?:this|the following) (?:bash|shell|regex|code|line|snippet|query|command|"
+        r"function|script)\b|\bwhy does this (?:print|return|output|crash|fail)\b|"
         r"^\s*(?:regex|sql|bash|python|javascript|c|rust|go)\b.{0,30}\b(?:for|to)\b"),
     "pasted_code": re.compile(
         r"\n\s*(?:def |class |return |if |for |while |import |#include|function |const |"
         r"let |var |[{}]\s*$)|;\s*\n"),
     "pasted_text": re.compile(
-        r"[\"“'][^\"“”']{20,}[\"”']|:\s*\n\s*\S"),
+        r"[\"“'«][^\"“”'»]{20,}[\"”'»]|:\s*\n\s*\S"),
     # cues that the person means their files
     "about_files": re.compile(
         r"\b(?:my|our) (?:notes?|files?|docs?|documents?|todo|list|project|meeting|journal)|"
         r"\b(?:the|that|this) (?:docs?|documentation|manual|man ?page|file|note|page|guide|"
         r"readme|wiki|section)\b|\bin (?:my|the) (?:notes|docs|files)\b|"
-        r"\b(?:remind me|we decided|did we|did i|did (?:\w+) say|was i|were we)\b"),
+        r"\b(?:remind me|we decided|did we|did i|did (?:\w+) say|was i|were we|i noted|i wrote down)\b"),
+    "error_help": re.compile(
+        r"\b(?:fatal|error|warning|panic|oops|dmesg|segfault|refus\w+|denied|failed)\b.{0,200}"
+        r"\b(?:what does (?:it|this|that) mean|how (?:do i|to|can i) fix|why)\b|"
+        r"\b(?:what does (?:it|this|that) mean|how (?:do i|to|can i) fix)\b.{0,200}"
+        r"\b(?:fatal|error|warning|panic|oops|dmesg|segfault)\b"),
     "question": re.compile(
         r"\?\s*$|^\s*(?:how|what|whats|what's|why|where|when|which|who|is|are|does|do|"
         r"can|could|should|will|would|did|has|have|explain|difference)\b"),
@@ -96,10 +116,10 @@ _CUES: dict[str, re.Pattern[str]] = {
 # do not: mean cosine of the 3 nearest of each) and a bias. Fitted on the dev half by
 # scripts/fit_request_kind.py (see the module docstring).
 WEIGHTS: dict[str, float] = {
-    "bias": 0.12, "about_files": 1.85, "arithmetic": -3.32, "code_task": -1.65,
-    "creative": -1.4, "drafting": -1.37, "greeting": -2.1, "knn": 1.93, "meta": -2.31,
-    "pasted_code": -0.99, "pasted_text": -1.34, "question": 1.51, "rewrite": -1.16,
-    "short": 0.96, "translation": -1.6,
+    "bias": 0.05, "about_files": 1.52, "arithmetic": -2.68, "code_task": -1.74,
+    "creative": -1.86, "drafting": -0.75, "error_help": 0.98, "general_knowledge": -2.06,
+    "greeting": -1.74, "knn": 2.97, "meta": -2.4, "pasted_code": -0.65, "pasted_text": -1.0,
+    "question": 1.37, "rewrite": -1.6, "short": 0.87, "translation": -1.58,
 }
 
 EVEN_ODDS_AT = 0.2
@@ -109,7 +129,7 @@ so the default decides as the fitted model does, and a lower or higher threshold
 toward searching or not as it does for a Self-RAG model."""
 
 NO_FILE_KINDS = ("translation", "arithmetic", "rewrite", "drafting", "creative",
-                 "greeting", "meta", "code_task", "pasted_code")
+                 "greeting", "meta", "general_knowledge", "code_task", "pasted_code")
 
 K_NEAREST = 3
 
@@ -166,8 +186,8 @@ class RequestClassifier:
     """p(needs files) for a request, from its cues and its nearest labelled prompts.
 
     `embed` maps texts to L2-normalised vectors (the index's embedder); the labelled
-    prompts (the dev half, shipped as localrag/data/request_examples.jsonl) are embedded
-    once, on first use.
+    prompts (dev half and training prompts, shipped as localrag/data/request_examples.jsonl)
+    are embedded once, on first use (220 short texts: about 0.3 s).
     """
 
     def __init__(self, embed: Embed | None, *, weights: dict[str, float] | None = None,

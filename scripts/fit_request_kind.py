@@ -26,6 +26,7 @@ sys.path.insert(0, str(REPO))
 from localrag import request_kind as rk  # noqa: E402
 
 SET = REPO / "tests" / "data" / "decision" / "prompts.jsonl"
+TRAIN = REPO / "tests" / "data" / "decision" / "train.jsonl"   # extra training prompts (dtr-*)
 THRESHOLD = 0.2     # the engine's default (settings.threshold)
 
 
@@ -33,6 +34,7 @@ def load() -> tuple[list[dict], list[dict]]:
     rows = [json.loads(line) for line in SET.read_text(encoding="utf-8").splitlines() if line.strip()]
     dev = [r for r in rows if int(r["id"].split("-")[1]) % 2 == 1]
     test = [r for r in rows if int(r["id"].split("-")[1]) % 2 == 0]
+    dev += [json.loads(line) for line in TRAIN.read_text(encoding="utf-8").splitlines() if line.strip()]
     return dev, test
 
 
