@@ -244,9 +244,11 @@ class _Run:
         else:
             prob = self.critic.retrieve_probability(self.query, [])
             retrieved = should_retrieve(mode, prob, threshold)
+            why = getattr(self.critic, "retrieve_reason", None)
+            why = (why(self.query) if why is not None else None) or self.critic.name
             decision = RetrievalDecision(
                 mode, retrieved, prob, threshold,
-                f"p={prob:.2f} {'>' if retrieved else '<='} {threshold:.2f} ({self.critic.name})")
+                f"p={prob:.2f} {'>' if retrieved else '<='} {threshold:.2f} ({why})")
             passages = self._search() if retrieved else []
         if decision.retrieved and not passages:
             decision.retrieved = False
