@@ -191,6 +191,10 @@ class ScriptedModel(LanguageModel):
             chosen.append(best)
         return chosen
 
+    def words(self, text: str, *, p: float = 1.0) -> list[Dist]:
+        """One step per piece of `text` (each with probability `p`), for `script`/`end`."""
+        return [{piece: p} for piece in self.pieces(text)]
+
     # The three helpers below script a whole Self-RAG answer.
 
     def on_question(self, dist: Dist) -> None:
@@ -214,7 +218,8 @@ class ScriptedModel(LanguageModel):
         distribution, the words of `text` (each with probability `word_p`), the IsSup
         distribution (if given), then the `end` distributions (default: Utility:5 then
         EOS; use e.g. [{"[Retrieval]": 0.8, "[No Retrieval]": 0.2}] to ask for new
-        evidence and end the segment)."""
+        evidence and end the segment, or [{"[Continue to Use Evidence]": 1.0},
+        *m.words("More."), ...] to go on with the same passage)."""
         steps: list[Dist] = [isrel]
         steps += [{p: word_p} for p in self.pieces(text)]
         if issup is not None:
