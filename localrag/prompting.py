@@ -41,11 +41,13 @@ _SENTINEL = "\n"
 def literal_pieces(text: str, literals: Sequence[str] = LITERAL_STRINGS) -> list[str]:
     """`text` cut so that no piece contains a whole string of `literals`: each occurrence
     is cut before its last character (the occurrence that ends first is cut first, so
-    overlapping strings are handled too). "".join(pieces) == text."""
+    overlapping strings are handled too). "".join(pieces) == text. Strings of one
+    character cannot be cut and are ignored (every reflection string is longer)."""
     pieces: list[str] = []
     rest = text
+    cuttable = [s for s in literals if len(s) > 1]
     while True:
-        ends = [i + len(s) for s in literals if s and (i := rest.find(s)) >= 0]
+        ends = [i + len(s) for s in cuttable if (i := rest.find(s)) >= 0]
         if not ends:
             break
         cut = min(ends) - 1
