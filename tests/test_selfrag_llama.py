@@ -216,6 +216,34 @@ def test_passage_longer_than_the_context_is_trimmed_with_a_note(tiny_gguf):
         model.close()
 
 
+# --- (c2) the prompt within the 2,048 tokens the Llama 2 models were trained on -----------
+
+def test_prompt_stays_within_2048_tokens_for_the_llama2_selfrag_layout(tiny_gguf):
+    from models.loader import load_model
+
+    model = load_model(tiny_gguf, n_ctx=4096, n_threads=THREADS)
+    try:
+        spy = GenerateSpy(model)
+        model.generate = spy
+        engine = SelfRagEngine(model, config=EngineConfig(mode="always", k=1, max_tokens=8,
+                                                          max_segments=1, n_ctx=4096))
+        assert engine.n_ctx == 4096 and engine.prompt_limit == 2048
+        turn = " ".join(["the tower was repainted"] * 30)          # ~120 tokens a turn
+        history = [(f"Question {t}: {turn}?", f"Answer {t}: {turn}.") for t in range(8)]
+        huge = passage(7, " ".join(["The tower was repainted in many colours."] * 400))
+        answer = engine.answer(QUESTION, retrieve=Retriever([huge]), history=history)
+        ((prefix, (branch,)),) = spy.args
+        assert len(prefix) <= 1024 and len(prefix) + len(branch) <= 2048
+        assert len(prefix) + len(branch) > 2000                    # the passage fills it
+        text = model.detokenize(prefix)
+        assert "Question 7" in text and "Question 0" not in text
+        assert any("earlier turn(s) left out" in n and "2048 tokens" in n for n in answer.notes)
+        assert any("trimmed" in n for n in answer.notes)
+        check_segments(answer)
+    finally:
+        model.close()
+
+
 # --- (d) a biased model that writes real reflection tokens --------------------------------
 
 @pytest.fixture(scope="module")

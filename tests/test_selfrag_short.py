@@ -12,7 +12,7 @@ from localrag.prompting import build_ids
 from localrag.render import decision_line
 from localrag.scoring import Weights
 from models.errors import UnsupportedModelError
-from models.reflection import ALL_TOKENS
+from models.reflection import ALL_TOKENS, LLAMA2_ORDER, ReflectionVocab
 from models.scripted import ScriptedModel
 try:   # tests/ is not a package; pytest puts it on sys.path (rootdir-relative fallback)
     from selfrag_helpers import FULL, RELEVANT, Retriever, engine, passage, question_model
@@ -361,6 +361,38 @@ def test_history_drops_oldest_turns_to_fit():
     prompt = m.detokenize(m.calls[0].prefix)
     assert "Second?" in prompt and "old5" not in prompt
     assert any("earlier turn" in n for n in ans.notes)
+
+
+def test_prompt_stays_within_the_trained_length_trimming_history_first():
+    """trained_ctx 512 (the Llama 2 models: 2,048): history may take half of it, the
+    oldest turns go first; the passage gets the rest and is trimmed to fit."""
+    m = question_model(n_ctx=4096)
+    m.on_passage("w1 ", isrel=RELEVANT, text="Fine.", issup=FULL)
+    history = [(f"Question {t} " + " ".join(f"h{t}x{i}" for i in range(40)) + "?", f"Answer {t}.")
+               for t in range(6)]
+    long = passage(1, " ".join(f"w{i}" for i in range(600)))
+    e = engine(m, k=1, max_tokens=50, trained_ctx=512, max_segments=1)
+    assert e.prompt_limit == 512
+    ans = e.answer("Newest?", retrieve=Retriever([long]), history=history)
+    (call,) = m.calls
+    assert len(call.prefix) <= 256
+    assert len(call.prefix) + len(call.branches[0]) <= 512
+    assert len(call.branches[0]) >= 512 - 256            # the passage gets what is left
+    prompt = m.detokenize(call.prefix)
+    assert "Question 5" in prompt and "Newest?" in prompt and "Question 0" not in prompt
+    assert any("earlier turn(s) left out" in n and "512 tokens" in n for n in ans.notes)
+    assert any("trimmed" in n for n in ans.notes)
+    assert ans.text == "Fine."
+
+
+def test_trained_length_is_known_only_for_the_llama2_layout():
+    m = ScriptedModel()
+    assert ReflectionVocab.require(m).trained_context is None
+    assert engine(m, n_ctx=4096).prompt_limit == 4096       # scripted ids: no extra limit
+    llama2 = ReflectionVocab({t: 32000 + i for i, t in enumerate(LLAMA2_ORDER)})
+    assert llama2.trained_context == 2048
+    shifted = ReflectionVocab({t: 32001 + i for i, t in enumerate(LLAMA2_ORDER)})
+    assert shifted.trained_context is None
 
 
 def test_instruct_model_is_refused_with_a_clear_message():
