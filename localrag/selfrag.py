@@ -443,6 +443,9 @@ class _Run:
                 decision.reason += "; no passage found"
                 self._note("no passage matched the question: answered without retrieval")
             return None
+        if beam.node.parent is not None and not decision.retrieved:
+            self._note("the model asked for evidence later in the answer: the sentences "
+                       "written after that cite what it found")
         branches = [
             [v[RETRIEVE_YES], v[PARAGRAPH_OPEN], *self._passage_ids(p, budget), v[PARAGRAPH_CLOSE]]
             for p in passages

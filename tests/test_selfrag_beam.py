@@ -291,3 +291,15 @@ def test_fallback_critic_labels_sentences_without_their_own_token(embedder):
     assert [(s.label, s.label_source) for s in streamed] == [
         (s.label, s.label_source) for s in ans.segments]       # labelled before streaming
     assert any("fallback critic (embedding+lexical)" in n for n in ans.notes)
+
+
+def test_no_retrieval_answer_that_asks_for_evidence_later_fetches_it_and_says_so():
+    m = question_model(p_yes=0.1, p_no=0.9)                 # the decision: no retrieval
+    m.on_no_retrieval("Own.", end=[{"[Retrieval]": 0.9, "[No Retrieval]": 0.1}])
+    m.on_passage(("b1text", "Own."), isrel=RELEVANT, text="Bravo one.", issup=FULL)
+    r = Retriever([passage(2, "b1text")])
+    ans = engine(m, k=1, beam_width=1).answer("Q?", retrieve=r)
+    assert rows(ans) == [("Own.", "no_retrieval", None, "retrieval"),
+                         ("Bravo one.", "fully", 0, "own")]
+    assert ans.decision.retrieved is False and r.queries == [("Q? Own.", 1)]
+    assert any("asked for evidence later" in n for n in ans.notes)
