@@ -409,3 +409,27 @@ def test_adaptive_threshold_at_a_real_retrieve_group_position(trained):
     assert prefix[-1] == v["[Fully supported]"] and branch[0] == v["[Retrieval]"]
     assert v["</paragraph>"] not in prefix
     check_segments(answer)
+
+
+def test_at_stop_writes_another_token_and_the_sequence_goes_on_from_it(trained):
+    """The backend half of the loop: at a stop id, `at_stop` may write another token; the
+    branch goes on in the same llama.cpp sequence and what follows depends on it."""
+    model, _ = trained
+    v = ReflectionVocab.require(model)
+    asked = []
+
+    def rule(step):
+        asked.append(step.token)
+        return v["[No Retrieval]"] if step.token == v["[Continue to Use Evidence]"] else None
+
+    (gen,) = model.generate(prompt_ids(model, QUESTION)[0], [branch_ids(model, PASSAGES[1])],
+                            max_tokens=16, stop_ids=[v["[Continue to Use Evidence]"]],
+                            watch_ids=v.all_ids, at_stop=rule)
+    assert asked == [v["[Continue to Use Evidence]"]]
+    step = gen.steps[4]
+    assert (step.token, step.replaced) == (v["[No Retrieval]"], v["[Continue to Use Evidence]"])
+    assert step.logprob == pytest.approx(step.watched[v["[No Retrieval]"]], abs=1e-9)
+    assert step.logprob < -10                       # not what the model would have written
+    assert gen.tokens[5:] == [*model.tokenize("Nice?", special=False), v["[Utility:5]"],
+                              model.eos_id]
+    assert gen.finish == "eos"
