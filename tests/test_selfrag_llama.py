@@ -433,3 +433,34 @@ def test_at_stop_writes_another_token_and_the_sequence_goes_on_from_it(trained):
     assert gen.tokens[5:] == [*model.tokenize("Nice?", special=False), v["[Utility:5]"],
                               model.eos_id]
     assert gen.finish == "eos"
+
+
+def test_assistant_end_to_end_labels_every_sentence_and_says_from_where(tmp_path, embedder):
+    """The facade with a real index, the real embedder and the hand-weighted model: the
+    sentence after [Continue to Use Evidence] has no IsSup token of its own, so the
+    fallback critic the Assistant gives the Self-RAG engine labels it."""
+    from localrag.assistant import Assistant
+    from localrag.paths import Paths
+    from localrag.settings import Settings
+    from models.loader import load_model
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "eiffel.md").write_text(PASSAGES[0].text + "\n")
+    gguf = _make_test_gguf_module().write_test_gguf(tmp_path / "trained.gguf", bias=TRAINED_RULES,
+                                                    context=TRAINED_CONTEXT)
+    settings = Settings()
+    settings.set("retrieval_mode", "always")
+    settings.set("k", 1)
+    model = load_model(gguf, n_ctx=1024, n_threads=THREADS)
+    with Assistant(paths=Paths.resolve(tmp_path / "data"), settings=settings, model=model,
+                   embedder=embedder) as assistant:
+        assistant.add_root(notes)
+        assistant.update_index()
+        answer = assistant.ask(QUESTION)
+    assert [(s.text, s.label_source, s.citation) for s in answer.segments] == [
+        ("Paris.", "own", 0), ("Rome!", "critic", 0), ("Nice?", "retrieval", None)]
+    assert answer.segments[0].label == "fully"
+    assert answer.segments[1].label == "none"    # nothing in the passage says "Rome"
+    assert [s["label_source"] for s in answer.to_json()["segments"]] == ["own", "critic", "retrieval"]
+    assert any("fallback critic (embedding+lexical)" in n for n in answer.notes)
