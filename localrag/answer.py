@@ -15,6 +15,23 @@ SupportLabel = Literal["fully", "partially", "none", "no_retrieval"]
 """fully / partially supported, none = not supported or contradictory, no_retrieval =
 from the model's own knowledge (nothing was retrieved for this segment)."""
 
+LabelSource = Literal["own", "segment", "critic", "unjudged", "retrieval"]
+"""Where a sentence's label came from (localrag.selfrag module docstring):
+own = the IsSup token the model wrote right after the sentence; segment = the IsSup token
+the model wrote for another sentence of the same segment (same passage); critic = the
+fallback critic (embedding + lexical overlap, or the instruct engine's critic) judged the
+sentence against its passage; unjudged = nothing judged it (labelled "none"); retrieval =
+written without evidence (label "no_retrieval")."""
+
+LABEL_SOURCE_TEXT: dict[str, str] = {
+    "own": "own token",
+    "segment": "segment's token",
+    "critic": "fallback critic",
+    "unjudged": "not judged",
+    "retrieval": "no retrieval",
+}
+"""A few words per label source, shown next to the label (CLI, Markdown, TUI)."""
+
 LABEL_TEXT: dict[str, str] = {
     "fully": "fully supported",
     "partially": "partially supported",
@@ -61,11 +78,14 @@ class Segment:
     scores: Scores
     citation: int | None          # index into Answer.passages (0-based); None = no source
     passage: Passage | None = None
+    label_source: LabelSource | None = None
+    """Where `label` came from (LabelSource); None in answers saved before it existed."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "text": self.text,
             "label": self.label,
+            "label_source": self.label_source,
             "scores": vars(self.scores).copy(),
             "citation": None if self.citation is None else self.citation + 1,
         }
@@ -157,6 +177,7 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
             scores=scores,
             citation=index,
             passage=passages[index].passage if index is not None and index < len(passages) else None,
+            label_source=seg.get("label_source"),
         ))
     return Answer(
         question=str(data.get("question", "")),

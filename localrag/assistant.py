@@ -217,9 +217,13 @@ class Assistant:
 
             config = EngineConfig.from_settings(self.settings)
             if self.model.kind is ModelKind.SELFRAG:
+                from localrag.critics import EmbeddingCritic
                 from localrag.selfrag import SelfRagEngine
 
-                self._engine = SelfRagEngine(self.model, config=config)
+                # labels sentences the model wrote no IsSup token for; the embedder
+                # loads only when such a sentence is shown
+                critic = EmbeddingCritic(lambda texts: self.embedder.encode(texts))
+                self._engine = SelfRagEngine(self.model, config=config, critic=critic)
             else:
                 from localrag.instruct import InstructEngine
 

@@ -374,7 +374,7 @@ class _Run:
             seg = Segment(text=sentence, label=j.label,
                           scores=Scores(rel=best.rel, sup=j.score, use=None, seq=seq,
                                         total=best.total),
-                          citation=best.index, passage=passage)
+                          citation=best.index, passage=passage, label_source="critic")
             segments.append(seg)
             if self.on_segment is not None:
                 self.on_segment(seg)
@@ -401,7 +401,8 @@ class _Run:
         for sentence in answer_sentences(text, self.question, complete=gen.finish != "length"):
             self._check_cancel()
             seg = Segment(text=sentence, label="no_retrieval",
-                          scores=Scores(seq=seq, total=total), citation=None, passage=None)
+                          scores=Scores(seq=seq, total=total), citation=None, passage=None,
+                          label_source="retrieval")
             segments.append(seg)
             if self.on_segment is not None:
                 self.on_segment(seg)

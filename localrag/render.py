@@ -5,7 +5,7 @@ The TUI renders with Textual widgets but uses the same symbols and wording.
 
 from __future__ import annotations
 
-from localrag.answer import LABEL_TEXT, Answer, RetrievalDecision
+from localrag.answer import LABEL_SOURCE_TEXT, LABEL_TEXT, Answer, RetrievalDecision, Segment
 
 LABEL_SYMBOL: dict[str, str] = {
     "fully": "✔",          # fully supported
@@ -15,13 +15,24 @@ LABEL_SYMBOL: dict[str, str] = {
 }
 
 
+def label_words(seg: Segment) -> str:
+    """The label in words, with where it came from when known: "fully supported; own token"."""
+    words = LABEL_TEXT[seg.label]
+    if seg.label_source is not None:
+        words += f"; {LABEL_SOURCE_TEXT.get(seg.label_source, seg.label_source)}"
+    return words
+
+
 def decision_line(answer: Answer) -> str:
     d = answer.decision
     prob = "" if d.probability is None else f" (p={d.probability:.2f}, threshold {d.threshold:.2f})"
+    dropped = sum(1 for j in answer.passages if j.dropped)
+    if not d.retrieved and dropped:
+        return (f"Retrieved{prob}, but strict mode dropped every candidate ({dropped} "
+                f"passages): answered without evidence")
     if not d.retrieved:
         return f"Did not retrieve{prob}: {d.reason}"
     relevant = sum(1 for j in answer.passages if j.relevant)
-    dropped = sum(1 for j in answer.passages if j.dropped)
     line = (f"Retrieved{prob}: {relevant} of {len(answer.passages)} passages judged relevant")
     if dropped:
         line += f"; strict mode dropped {dropped}"
@@ -45,7 +56,7 @@ def answer_to_text(answer: Answer) -> str:
     lines = [decision_line(answer), ""]
     for seg in answer.segments:
         cite = f" [{seg.citation + 1}]" if seg.citation is not None else ""
-        lines.append(f"{LABEL_SYMBOL[seg.label]} {seg.text.strip()}{cite}  ({LABEL_TEXT[seg.label]})")
+        lines.append(f"{LABEL_SYMBOL[seg.label]} {seg.text.strip()}{cite}  ({label_words(seg)})")
     cited = sorted({s.citation for s in answer.segments if s.citation is not None})
     if cited:
         lines += ["", "Sources:"]
@@ -62,7 +73,7 @@ def answer_to_markdown(answer: Answer) -> str:
     for seg in answer.segments:
         cite = f" [^{seg.citation + 1}]" if seg.citation is not None else ""
         out.append(f"- {LABEL_SYMBOL[seg.label]} {seg.text.strip()}{cite} "
-                   f"*({LABEL_TEXT[seg.label]})*")
+                   f"*({label_words(seg)})*")
     cited = sorted({s.citation for s in answer.segments if s.citation is not None})
     if cited:
         out.append("")

@@ -60,8 +60,10 @@ def _exp(lp: float | None) -> float:
 def retrieve_probability(p_yes: float, p_no: float) -> float:
     """p(Retrieve = yes) renormalised against Retrieve = no, on PROBABILITIES.
 
-    Pass `p([Retrieval])` (plus `p([Continue to Use Evidence])` between segments) and
-    `p([No Retrieval])`. Returns 0.0 when both are 0 (no evidence to retrieve).
+    Pass `p([Retrieval])` and `p([No Retrieval])` (at a Retrieve-group position inside
+    an answer, `p([Continue to Use Evidence]) + p([No Retrieval])`: continuing with the
+    passage in use is not a request for new evidence, SELFRAG.md section 3; the released
+    long-form script counted it as yes). Returns 0.0 when both are 0.
     """
     yes, no = normalise([p_yes, p_no])
     return yes

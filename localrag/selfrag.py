@@ -4,24 +4,53 @@ Implements the paper's version described in ../shared/design/SELFRAG.md sections
 written only against `models.base.LanguageModel` (token ids in, greedy generations with
 watched log-probs out), so the llama.cpp backend and the scripted test model both run it.
 
-One algorithm covers short and long answers. A beam holds the prompt plus the segments
-chosen so far (with their reflection tokens, without their passages). Each step, every
-unfinished beam either
-  * retrieves K passages and decodes one candidate per passage in ONE `generate` call
-    sharing the beam's context (the K branches are one batch in the real backend), or
-  * continues without evidence after `[No Retrieval]`.
-A candidate ends at EOS (answer done), at a Retrieve-group token (segment boundary: the
-retrieval test runs again, `[Continue to Use Evidence]` counted as yes) or at max tokens.
-Child score = parent score x segment score; the best `beam_width` beams survive (stable:
-on equal scores the earlier beam / earlier passage wins). A short answer is the case
-where every candidate ends at EOS in the first step: the best score wins, except that
-closed-set answers (true/false, yes/no, A-E) pool the scores of candidates giving the
-same label and the best sum wins (scoring.closed_set_choice).
+The loop as the model was trained (SELFRAG.md section 3; the training data writes one
+answer as ONE sequence `[Retrieval]<paragraph>P1</paragraph>[Relevant] s1 [Fully
+supported][Continue to Use Evidence] s2 [No Retrieval] s3 [Retrieval]<paragraph>P2...`):
+
+  * `[Continue to Use Evidence]` and `[No Retrieval]` do not end anything: generation goes
+    on in the same sequence, with the passage still in context (the model's own token is
+    kept). Only a request for new evidence ends a segment: the model writing
+    `[Retrieval]`, or, in adaptive mode, the threshold at any Retrieve-group position,
+    with p([Retrieval]) normalised over the whole group (`retrieve_group_probability`).
+    This is decided inside the generation (`generate(at_stop=...)`), so the K candidates
+    stay one batch and nothing is evaluated twice. Where new evidence cannot or may not
+    be fetched (mode never, empty index) a `[Retrieval]` the model writes is replaced by
+    `[Continue to Use Evidence]` (a passage is in context and it is the likelier of the
+    two) or `[No Retrieval]`, and the sequence goes on; in adaptive mode the same happens
+    when the threshold says no.
+  * A beam holds the prompt plus the segments chosen so far (with their reflection
+    tokens, without their passages: SELFRAG.md section 5). Each step, every unfinished
+    beam retrieves K passages and decodes one candidate per passage in ONE `generate`
+    call sharing the beam's context, or (no passage found, no room left, or the answer
+    began with `[No Retrieval]`) continues after `[No Retrieval]`.
+  * Beam score, length-independent: the MEAN of the beam's segment scores (segments
+    written with a passage; a segment without one has no critique and leaves the mean
+    as it is). The paper's product of segment scores (mostly above 1) favours whichever
+    beam goes on longest, so a finished short answer lost to any beam that continued;
+    the mean compares finished and unfinished beams fairly. The best `beam_width` beams
+    by mean survive each step (stable: on equal scores the earlier beam / passage wins).
+    A short answer is the case where every candidate ends at EOS in the first step: the
+    best score wins, except that closed-set answers (true/false, yes/no, A-E) pool the
+    scores of candidates giving the same label (scoring.closed_set_choice).
+
+Labels, sentence by sentence, each with its source (`Segment.label_source`):
+  "own"        the IsSup token the model wrote right after this sentence;
+  "critic"     no own token: the fallback critic (embedding + lexical overlap, when the
+               engine has one) judged the sentence against its passage;
+  "segment"    no own token and no critic: the IsSup token the model wrote for its
+               segment (same passage): the nearest one before it, else the first after;
+  "unjudged"   none of these (e.g. after `[Irrelevant]`, where training writes no IsSup
+               token) and no critic: labelled "none", nothing says it is supported;
+  "retrieval"  written without evidence (after `[No Retrieval]`, or no passage in
+               context): labelled "no_retrieval", no citation.
+Sentences after `[Continue to Use Evidence]` cite the passage still in context.
 
 Streaming trade-off: a segment is delivered through `on_segment` only when its choice is
 final, i.e. when every surviving beam shares it. With beam_width 1 (or when the beams
 agree) that is as soon as it is generated; when beams disagree the stream waits, so what
-was shown is never taken back.
+was shown is never taken back. Fallback-critic labels are computed at delivery, so only
+the sentences shown cost critic work.
 """
 
 from __future__ import annotations
@@ -30,11 +59,17 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, Protocol
 
 from indexer.records import Passage
-from localrag.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
-from localrag.critique import Critique, read_generation
+from localrag.answer import (
+    Answer,
+    PassageJudgement,
+    RetrievalDecision,
+    Scores,
+    Segment,
+)
+from localrag.critique import Critique, Span, read_generation, retrieve_group_probability
 from localrag.lexical import split_sentences
 from localrag.errors import AnswerCancelled, LocalragError
 from localrag.prompting import encode_text, prompt_ids
@@ -42,15 +77,17 @@ from localrag.scoring import (
     Weights,
     closed_set_choice,
     group_probs,
+    label_from_issup,
     retrieve_probability,
     should_retrieve,
     total_score,
 )
 from localrag.settings import Settings
-from models.base import LanguageModel
+from models.base import LanguageModel, Step, StopRule
 from models.reflection import (
     PARAGRAPH_CLOSE,
     PARAGRAPH_OPEN,
+    NO_SUPPORT,
     RETRIEVE_CONTINUE,
     RETRIEVE_NO,
     RETRIEVE_YES,
@@ -58,6 +95,16 @@ from models.reflection import (
 )
 
 Retrieve = Callable[[str, int], list[Passage]]
+
+
+class SupportCritic(Protocol):
+    """The part of a fallback critic (localrag.critics) this engine uses."""
+
+    name: str
+
+    def support(self, sentences: Sequence[str], passage: str) -> list[Any]:
+        """One judgement (with a `.label`) per sentence against `passage`."""
+        ...
 
 MIN_PASSAGE_TOKENS = 32   # below this a passage is useless; generation room shrinks first
 MIN_GEN_TOKENS = 8        # below this a step cannot write a segment: the beam ends
@@ -78,6 +125,11 @@ class EngineConfig:
     """Tokenize passage text after `<paragraph>` with a leading space (llama.cpp's
     string-prompt behaviour) instead of without (what the model emits); SELFRAG.md
     'tokenization drift': kept switchable so both can be measured."""
+    trained_ctx: int | None = None
+    """Sequence length the model was fine-tuned with; everything evaluated before a
+    generation (prompt, history, earlier segments, the passage) is kept within it, the
+    generation itself may go past (up to n_ctx). None: from the model's vocabulary
+    (2,048 for the released Llama 2 Self-RAG models, else n_ctx)."""
 
     @classmethod
     def from_settings(cls, s: Settings) -> "EngineConfig":
@@ -102,6 +154,9 @@ class _Piece:
 
     sentences: list[Segment]
     text: str
+    fallback: list[int] = field(default_factory=list)
+    """Indices of sentences without their own IsSup token: the fallback critic (if any)
+    labels them when the piece is delivered."""
 
 
 @dataclass
@@ -112,9 +167,10 @@ class TraceNode:
     parent: int | None
     depth: int
     passage: int | None        # index into Answer.passages; None without evidence
-    segment_score: float       # this segment's factor
-    score: float               # parent score x segment_score
+    segment_score: float       # this segment's critique score (SELFRAG.md section 4)
+    score: float               # the beam's score: mean segment score (module docstring)
     finished: bool
+    scored: int = 0            # segments in that mean (those written with a passage)
     kept: bool = False
     dropped: bool = False      # strict mode removed it
 
@@ -131,11 +187,16 @@ class _Beam:
 class SelfRagEngine:
     """Answers a question with a Self-RAG model (see the module docstring)."""
 
-    def __init__(self, model: LanguageModel, *, config: EngineConfig) -> None:
+    def __init__(self, model: LanguageModel, *, config: EngineConfig,
+                 critic: SupportCritic | None = None) -> None:
         self.model = model
         self.config = config
+        self.critic = critic
         self.vocab = ReflectionVocab.require(model)
         self.n_ctx = min(config.n_ctx, model.n_ctx)
+        trained = config.trained_ctx or self.vocab.trained_context
+        self.prompt_limit = min(self.n_ctx, trained) if trained else self.n_ctx
+        """Most tokens evaluated before a generation (EngineConfig.trained_ctx)."""
         self.last_trace: list[TraceNode] = []
         v = self.vocab
         self._stop_ids = [v[RETRIEVE_YES], v[RETRIEVE_CONTINUE], v[RETRIEVE_NO]]
@@ -217,11 +278,14 @@ class _Run:
         t0 = time.monotonic()
         self._check_cancel()
         n_ctx, max_tokens = self.e.n_ctx, self.cfg.max_tokens
-        # history may take at most half of what the generation leaves; passages the rest
-        budget = max((n_ctx - max_tokens) // 2, 1)
+        # History goes first: the prompt with history may take at most half of what the
+        # generation leaves and half of the trained length; the passage gets the rest.
+        budget = max(min((n_ctx - max_tokens) // 2, self.e.prompt_limit // 2), 1)
         prompt, kept = prompt_ids(self.model, self.question, history=self.history, budget=budget)
         if kept < len(self.history):
-            self._note(f"{len(self.history) - kept} earlier turn(s) left out to fit the context")
+            self._note(f"{len(self.history) - kept} earlier turn(s) left out to fit the context"
+                       + (f" ({self.e.prompt_limit} tokens, the length the model was trained on)"
+                          if self.e.prompt_limit < n_ctx else ""))
         if len(prompt) + MIN_GEN_TOKENS + 4 > n_ctx:
             raise LocalragError(
                 f"The question is too long for the model's context ({len(prompt)} tokens "
@@ -232,7 +296,7 @@ class _Run:
         if self.on_decision is not None:      # lets a UI show the decision before the text
             self.on_decision(decision)
         root = _Beam(
-            node=self._node(None, passage=None, segment_score=1.0, score=1.0, finished=False,
+            node=self._node(None, passage=None, segment_score=0.0, score=0.0, finished=False,
                             kept=True),
             ctx=prompt, pieces=[],
             pending="retrieve" if decision.retrieved else "none",
@@ -248,6 +312,7 @@ class _Run:
                 else:
                     pool.extend(self._expand(beam, decision))
             winner = self._closed_set_winner(pool) if step == 0 else None
+            # the mean segment score: finished and unfinished beams compare fairly
             pool.sort(key=lambda b: -b.node.score)   # stable: earlier wins ties
             if winner is not None:
                 pool.remove(winner)
@@ -261,6 +326,9 @@ class _Run:
         best = beams[0]
         self._deliver(best.pieces)
         segments = [s for piece in best.pieces for s in piece.sentences]
+        if any(s.label_source == "critic" for s in segments) and self.e.critic is not None:
+            self._note(f"sentences without an IsSup token of their own were labelled by the "
+                       f"fallback critic ({self.e.critic.name})")
         return Answer(
             question=self.question,
             search_query=self.query,
@@ -312,6 +380,20 @@ class _Run:
     def _room(self, ctx: list[int], branch_len: int) -> int:
         return min(self.cfg.max_tokens, self.e.n_ctx - len(ctx) - branch_len)
 
+    def _passage_budget(self, ctx: list[int]) -> int:
+        """Tokens a passage may take after `ctx` (3 = [Retrieval] <paragraph> </paragraph>):
+        it leaves max_tokens of generation room in n_ctx and keeps the evaluated prompt
+        within the trained length; a passage is never cut below MIN_PASSAGE_TOKENS while
+        a segment still fits (then the trained length is passed, with a note)."""
+        room = self.e.n_ctx - len(ctx) - 3
+        budget = min(room - self.cfg.max_tokens, self.e.prompt_limit - len(ctx) - 3)
+        if budget < MIN_PASSAGE_TOKENS:
+            budget = min(MIN_PASSAGE_TOKENS, room - MIN_GEN_TOKENS)
+            if budget >= 1 and len(ctx) + 3 + budget > self.e.prompt_limit:
+                self._note(f"the prompt passed the {self.e.prompt_limit} tokens the model "
+                           "was trained on")
+        return budget
+
     def _passage_ids(self, passage: Passage, budget: int) -> list[int]:
         ids = encode_text(self.model, f"{passage.title}\n{passage.text}",
                           leading_space=self.cfg.space_after_special)
@@ -320,15 +402,35 @@ class _Run:
             ids = ids[: max(budget, 0)]
         return ids
 
+    def _stop_rule(self, *, has_passage: bool) -> StopRule:
+        """What happens at a Retrieve-group token inside a generation (module docstring):
+        stop to fetch new passages, or go on in the same sequence."""
+        v = self.vocab
+        yes, cont, no = v[RETRIEVE_YES], v[RETRIEVE_CONTINUE], v[RETRIEVE_NO]
+        mode, threshold = self.cfg.mode, self.cfg.threshold
+
+        def rule(step: Step) -> int | None:
+            if self.can_retrieve:
+                if mode == "adaptive":
+                    r = retrieve_group_probability(step.watched, v)
+                    fetch = r > threshold if r is not None else step.token == yes
+                else:
+                    fetch = step.token == yes
+                if fetch:
+                    return None
+            if step.token != yes:
+                return step.token            # the model's own [Continue...] / [No Retrieval]
+            p_cont, p_no = group_probs(step.watched, [cont, no])
+            return cont if has_passage and p_cont > p_no else no
+
+        return rule
+
     def _expand_with_evidence(
         self, beam: _Beam, decision: RetrievalDecision
     ) -> list[_Beam] | None:
         """K children, one per passage, decoded in one `generate` call; None = no evidence."""
         v = self.vocab
-        room = self.e.n_ctx - len(beam.ctx) - 3          # 3 = [Retrieval] <paragraph> </paragraph>
-        budget = room - self.cfg.max_tokens
-        if budget < MIN_PASSAGE_TOKENS:
-            budget = min(MIN_PASSAGE_TOKENS, room - MIN_GEN_TOKENS)
+        budget = self._passage_budget(beam.ctx)
         if budget < 1:
             self._note("the context is full: the rest was written without new evidence")
             return None
@@ -341,6 +443,9 @@ class _Run:
                 decision.reason += "; no passage found"
                 self._note("no passage matched the question: answered without retrieval")
             return None
+        if beam.node.parent is not None and not decision.retrieved:
+            self._note("the model asked for evidence later in the answer: the sentences "
+                       "written after that cite what it found")
         branches = [
             [v[RETRIEVE_YES], v[PARAGRAPH_OPEN], *self._passage_ids(p, budget), v[PARAGRAPH_CLOSE]]
             for p in passages
@@ -350,16 +455,19 @@ class _Run:
             return None
         self._check_cancel()
         gens = self.model.generate(beam.ctx, branches, max_tokens=max_new,
-                                   stop_ids=self.e._stop_ids, watch_ids=self.e._watch_ids)
+                                   stop_ids=self.e._stop_ids, watch_ids=self.e._watch_ids,
+                                   at_stop=self._stop_rule(has_passage=True))
         children: list[_Beam] = []
         for passage, gen in zip(passages, gens):
             crit = read_generation(gen, v, weights=self.cfg.weights,
                                    eos_id=self.model.eos_id, with_passage=True)
             index = self._judge(passage, crit)
-            drop = self.cfg.strict and crit.label == "none" and crit.issup_token is not None
+            # strict: any IsSup token saying [No support / Contradictory] drops the candidate
+            drop = self.cfg.strict and NO_SUPPORT in crit.issup_tokens
+            scored = beam.node.scored + 1
             node = self._node(beam.node, passage=index, segment_score=crit.total,
-                              score=beam.node.score * crit.total,
-                              finished=crit.boundary != "retrieve", dropped=drop)
+                              score=(beam.node.score * beam.node.scored + crit.total) / scored,
+                              scored=scored, finished=crit.boundary != "retrieve", dropped=drop)
             if drop:
                 j = self.judgements[index]
                 if not any(c.passage == index and not c.dropped for c in self.trace):
@@ -369,12 +477,18 @@ class _Run:
             scores = Scores(rel=crit.rel, sup=crit.sup, use=crit.use, seq=crit.seq,
                             total=crit.total)
             children.append(self._child(beam, node, crit, crit.context_ids,
-                                        label=crit.label, scores=scores, citation=index,
-                                        passage=passage))
+                                        scores=scores, citation=index, passage=passage))
         if not children:
-            self._note("strict mode dropped every candidate the model marked unsupported")
+            n = len(passages)
             if beam.node.parent is None:
+                decision.retrieved = False
+                decision.reason += (f"; strict mode dropped all {n} candidates (the model "
+                                    "marked them unsupported): answered without evidence")
+                self._note(f"strict mode dropped all {n} candidates the model marked "
+                           "unsupported: this answer uses no evidence")
                 return None          # answer the question without evidence instead
+            self._note(f"strict mode dropped all {n} candidates for the next segment (the "
+                       "model marked them unsupported): the answer ends there")
             beam.pending = None      # keep what this beam has; it ends here
             beam.node.finished = True
             return [beam]
@@ -383,8 +497,8 @@ class _Run:
     def _expand_without_evidence(self, beam: _Beam) -> list[_Beam]:
         """One child: `[No Retrieval]` then the model's own words (label no_retrieval).
 
-        Its beam factor is 1: with no critique to weigh, the segment neither raises nor
-        lowers its beam (its Scores still record seq and use for display)."""
+        It leaves the beam's mean score as it is: with no critique to weigh, the segment
+        neither raises nor lowers its beam (its Scores still record seq and use)."""
         no_ret = self.vocab[RETRIEVE_NO]
         max_new = self._room(beam.ctx, 1)
         if max_new < 1:
@@ -394,31 +508,60 @@ class _Run:
             return [beam]
         self._check_cancel()
         (gen,) = self.model.generate(beam.ctx, [[no_ret]], max_tokens=max_new,
-                                     stop_ids=self.e._stop_ids, watch_ids=self.e._watch_ids)
+                                     stop_ids=self.e._stop_ids, watch_ids=self.e._watch_ids,
+                                     at_stop=self._stop_rule(has_passage=False))
         crit = read_generation(gen, self.vocab, weights=self.cfg.weights,
                                eos_id=self.model.eos_id, with_passage=False)
         info = total_score(rel=None, sup=None, use=crit.use, seq_mean_logprob=crit.seq_mean,
                            weights=self.cfg.weights)
-        node = self._node(beam.node, passage=None, segment_score=1.0, score=beam.node.score,
-                          finished=crit.boundary != "retrieve")
+        node = self._node(beam.node, passage=None, segment_score=info, score=beam.node.score,
+                          scored=beam.node.scored, finished=crit.boundary != "retrieve")
         scores = Scores(use=crit.use, seq=crit.seq, total=info)
         return [self._child(beam, node, crit, [no_ret, *crit.context_ids],
-                            label="no_retrieval", scores=scores, citation=None, passage=None)]
+                            scores=scores, citation=None, passage=None)]
 
     def _child(self, beam: _Beam, node: TraceNode, crit: Critique, ctx_ids: list[int], *,
-               label, scores: Scores, citation: int | None, passage: Passage | None) -> _Beam:
-        text = self.model.detokenize(crit.text_ids).strip()
-        sentences = [Segment(text=s, label=label, scores=scores, citation=citation,
-                             passage=passage) for s in split_sentences(text)]
+               scores: Scores, citation: int | None, passage: Passage | None) -> _Beam:
+        sentences, fallback = self._sentences(crit.spans, scores=scores, citation=citation,
+                                              passage=passage)
+        text = " ".join(s.text for s in sentences)
         if crit.boundary == "length":
             self._note("a segment stopped at the max_tokens limit")
-        pending = None
-        if crit.boundary == "retrieve":
-            retrieve_again = self.can_retrieve and should_retrieve(
-                self.cfg.mode, crit.retrieve_prob, self.cfg.threshold)
-            pending = "retrieve" if retrieve_again else "none"
-        return _Beam(node=node, ctx=beam.ctx + ctx_ids, pieces=[*beam.pieces, _Piece(sentences, text)],
+        pending = "retrieve" if crit.boundary == "retrieve" else None
+        piece = _Piece(sentences, text, fallback)
+        return _Beam(node=node, ctx=beam.ctx + ctx_ids, pieces=[*beam.pieces, piece],
                      pending=pending, text=f"{beam.text} {text}".strip())
+
+    def _sentences(self, spans: list[Span], *, scores: Scores, citation: int | None,
+                   passage: Passage | None) -> tuple[list[Segment], list[int]]:
+        """The segment's sentences with their labels and label sources (module docstring),
+        and the indices of those the fallback critic is to label at delivery."""
+        out: list[Segment] = []
+        fallback: list[int] = []
+        tokens: list[tuple[int, str]] = []     # (sentence index, IsSup token) with evidence
+        for span in spans:
+            texts = split_sentences(self.model.detokenize(span.text_ids).strip())
+            evidence = passage is not None and span.kind != "no_retrieval"
+            for j, t in enumerate(texts):
+                own = span.issup if j == len(texts) - 1 else None
+                if not evidence:
+                    label, source, cite, p = "no_retrieval", "retrieval", None, None
+                elif own is not None:
+                    label, source, cite, p = label_from_issup(own), "own", citation, passage
+                else:
+                    label, source, cite, p = "none", "unjudged", citation, passage
+                    fallback.append(len(out))
+                out.append(Segment(text=t, label=label, scores=scores, citation=cite,
+                                   passage=p, label_source=source))
+            if evidence and span.issup is not None:
+                tokens.append((len(out) - 1, span.issup))
+        for i in fallback:                  # until a critic judges: the segment's token
+            before = [tok for k, tok in tokens if k < i]
+            after = [tok for k, tok in tokens if k > i]
+            token = before[-1] if before else (after[0] if after else None)
+            if token is not None:
+                out[i].label, out[i].label_source = label_from_issup(token), "segment"
+        return out, fallback
 
     def _judge(self, passage: Passage, crit: Critique) -> int:
         """Index of `passage` in Answer.passages (first judgement of a chunk is kept)."""
@@ -444,9 +587,22 @@ class _Run:
         while self.delivered < len(pieces):
             piece = pieces[self.delivered]
             self.delivered += 1
+            self._label_by_critic(piece)
             if self.on_segment is not None:
                 for segment in piece.sentences:
                     self.on_segment(segment)
 
+    def _label_by_critic(self, piece: _Piece) -> None:
+        """Sentences without their own IsSup token, judged by the fallback critic."""
+        critic = self.e.critic
+        todo = [piece.sentences[i] for i in piece.fallback]
+        if critic is None or not todo or todo[0].passage is None:
+            return
+        p = todo[0].passage
+        self._check_cancel()
+        for seg, judgement in zip(todo, critic.support([s.text for s in todo],
+                                                       f"{p.title}\n{p.text}")):
+            seg.label, seg.label_source = judgement.label, "critic"
 
-__all__ = ["EngineConfig", "Retrieve", "SelfRagEngine", "TraceNode"]
+
+__all__ = ["EngineConfig", "Retrieve", "SelfRagEngine", "SupportCritic", "TraceNode"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -27,6 +27,9 @@ class Step:
     logprob: float                                  # log p(token), full-vocabulary softmax
     watched: dict[int, float] = field(default_factory=dict)
     """log p(id) at this position for every id the caller asked to watch."""
+    replaced: int | None = None
+    """The model's greedy token when the caller's `at_stop` rule wrote another one here
+    (`token` is then the id written and `logprob` its log-probability); else None."""
 
 
 @dataclass
@@ -41,6 +44,11 @@ class Generation:
     @property
     def tokens(self) -> list[int]:
         return [s.token for s in self.steps]
+
+
+StopRule = Callable[["Step"], "int | None"]
+"""Asked at a step whose greedy token is a stop id: None ends the branch there; a token id
+is written in its place and the branch goes on (see `LanguageModel.generate`)."""
 
 
 @dataclass
@@ -90,6 +98,7 @@ class LanguageModel(ABC):
         max_tokens: int,
         stop_ids: Collection[int] = (),
         watch_ids: Sequence[int] = (),
+        at_stop: StopRule | None = None,
     ) -> list[Generation]:
         """Greedy continuations of `prefix + branch` for every branch, in order.
 
@@ -97,6 +106,13 @@ class LanguageModel(ABC):
         sequences of one batch (not one after another). `stop_ids` end a branch (the stop
         token is kept as its last step); EOS always ends it. An empty `branches` list
         means one branch with nothing after the prefix.
+
+        `at_stop`, when given, is asked at each step whose greedy token is a stop id
+        (after `watched` is filled): None ends the branch there as usual; a token id is
+        written instead (the step's `token` becomes it, `logprob` is its log-probability
+        at that position, `replaced` the greedy token) and the branch goes on, in the
+        same sequence, with everything before it still in context. Returning the greedy
+        token itself just goes on.
         """
 
     def chat_prompt(self, messages: Sequence[dict[str, str]]) -> str:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.base import Generation, LanguageModel, ModelKind, Step
+from models.base import Generation, LanguageModel, ModelKind, Step, StopRule
 from models.cpu import use_extra_bufts as _default_extra_bufts
 from models.errors import ModelError, ModelFileError, UnsupportedModelError
 from models.reflection import ALL_TOKENS, ReflectionVocab
@@ -357,9 +357,10 @@ class LlamaModel(LanguageModel):
         max_tokens: int,
         stop_ids: Collection[int] = (),
         watch_ids: Sequence[int] = (),
+        at_stop: StopRule | None = None,
     ) -> list[Generation]:
         with self._lock:
-            return self._generate(prefix, branches, max_tokens, stop_ids, watch_ids)
+            return self._generate(prefix, branches, max_tokens, stop_ids, watch_ids, at_stop)
 
     def _generate(
         self,
@@ -368,6 +369,7 @@ class LlamaModel(LanguageModel):
         max_tokens: int,
         stop_ids: Collection[int],
         watch_ids: Sequence[int],
+        at_stop: StopRule | None = None,
     ) -> list[Generation]:
         branch_list = [list(b) for b in branches] or [[]]
         prefix = list(prefix)
@@ -391,7 +393,7 @@ class LlamaModel(LanguageModel):
             for group in self._plan_groups([branch_list[i] for i in runnable], room, max_tokens):
                 idx = [runnable[j] for j in group]
                 gens = self._generate_group(prefix, prefix_logits, [branch_list[i] for i in idx],
-                                            max_tokens, set(stop_ids), list(watch_ids))
+                                            max_tokens, set(stop_ids), list(watch_ids), at_stop)
                 for i, g in zip(idx, gens):
                     results[i] = g
         return [g for g in results if g is not None]
@@ -420,6 +422,7 @@ class LlamaModel(LanguageModel):
         max_tokens: int,
         stop_ids: set[int],
         watch_ids: list[int],
+        at_stop: StopRule | None = None,
     ) -> list[Generation]:
         lc = self._lc
         if len(branches) + 1 > self._n_seq:
@@ -460,7 +463,7 @@ class LlamaModel(LanguageModel):
                     if br.finish is not None:
                         continue
                     assert br.logits is not None
-                    self._sample(br, max_tokens, stop_ids, watch_ids)
+                    self._sample(br, max_tokens, stop_ids, watch_ids, at_stop)
                     if br.finish is None:
                         rows[k] = batch.add(br.steps[-1].token, br.pos, br.seq, True)
                         br.pos += 1
@@ -479,8 +482,10 @@ class LlamaModel(LanguageModel):
             state[k].logits = self._logits(row)
         rows.clear()
 
-    def _sample(self, br: _Branch, max_tokens: int, stop_ids: set[int], watch_ids: list[int]) -> None:
-        """Greedy step: argmax of the raw logits (no repetition penalty, no sampling)."""
+    def _sample(self, br: _Branch, max_tokens: int, stop_ids: set[int], watch_ids: list[int],
+                at_stop: StopRule | None = None) -> None:
+        """Greedy step: argmax of the raw logits (no repetition penalty, no sampling);
+        at a stop id `at_stop` may write another token instead (LanguageModel.generate)."""
         logits = br.logits
         assert logits is not None
         token = int(np.argmax(logits))
@@ -492,9 +497,16 @@ class LlamaModel(LanguageModel):
         self.stats.generated_tokens += 1
         if token == self.eos_id or self.is_eog(token):
             br.finish = "eos"
-        elif token in stop_ids:
-            br.finish = "stop"
-        elif len(br.steps) >= max_tokens or br.pos >= self.n_ctx:
+            return
+        if token in stop_ids:
+            instead = at_stop(step) if at_stop is not None else None
+            if instead is None:
+                br.finish = "stop"
+                return
+            if instead != token:
+                step.token, step.replaced = int(instead), token
+                step.logprob = float(logits[instead]) - lse
+        if len(br.steps) >= max_tokens or br.pos >= self.n_ctx:
             br.finish = "length"     # the next token would have no KV position left
 
     # ---------------------------------------------------------------------- lifetime

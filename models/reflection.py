@@ -32,6 +32,23 @@ GROUPS: dict[str, tuple[str, ...]] = {
 }
 ALL_TOKENS: tuple[str, ...] = tuple(t for group in GROUPS.values() for t in group)
 
+LITERAL_STRINGS: tuple[str, ...] = (*ALL_TOKENS, "<pad>")
+"""Strings that the Self-RAG conversions add as USER_DEFINED tokens. llama.cpp matches
+those inside text even when special parsing is off, so user text containing one of them
+(a passage with a literal `</paragraph>`) must be tokenized around it
+(localrag.prompting.encode_text)."""
+
+LLAMA2_ORDER: tuple[str, ...] = (
+    RETRIEVE_NO, RETRIEVE_YES, RETRIEVE_CONTINUE, IRRELEVANT, RELEVANT, PARAGRAPH_OPEN,
+    PARAGRAPH_CLOSE, *UTILITY, FULLY, PARTIALLY, NO_SUPPORT,
+)
+"""The reflection tokens in the order the released Llama 2 models add them after the
+32,000 SentencePiece pieces (SELFRAG.md section 1: ids 32000..32014)."""
+
+LLAMA2_TRAINED_CONTEXT = 2048
+"""Sequence length the released Llama 2 Self-RAG models were fine-tuned with (SELFRAG.md
+section 2; their GGUF files say 4,096)."""
+
 
 @dataclass(frozen=True)
 class ReflectionVocab:
@@ -56,6 +73,15 @@ class ReflectionVocab:
     @property
     def issup_ids(self) -> list[int]:
         return self.group("issup")
+
+    @property
+    def trained_context(self) -> int | None:
+        """2,048 when this is the released Llama 2 Self-RAG vocabulary (the reflection
+        tokens at 32000..32014 in the table's order: the 7B and 13B generators, which were
+        fine-tuned on 2,048-token sequences); None for any other layout (unknown)."""
+        if all(self.ids.get(t) == 32000 + i for i, t in enumerate(LLAMA2_ORDER)):
+            return LLAMA2_TRAINED_CONTEXT
+        return None
 
     @classmethod
     def lookup(cls, model: LanguageModel) -> tuple["ReflectionVocab | None", list[str]]:

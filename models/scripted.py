@@ -31,7 +31,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from models.base import Generation, LanguageModel, ModelKind, Step
+from models.base import Generation, LanguageModel, ModelKind, Step, StopRule
 from models.errors import ModelError
 from models.reflection import ALL_TOKENS, PARAGRAPH_CLOSE, RETRIEVE_NO
 
@@ -58,6 +58,7 @@ class GenerateCall:
     max_tokens: int
     stop_ids: list[int]
     watch_ids: list[int]
+    at_stop: StopRule | None = None
 
 
 class ScriptedModel(LanguageModel):
@@ -190,6 +191,10 @@ class ScriptedModel(LanguageModel):
             chosen.append(best)
         return chosen
 
+    def words(self, text: str, *, p: float = 1.0) -> list[Dist]:
+        """One step per piece of `text` (each with probability `p`), for `script`/`end`."""
+        return [{piece: p} for piece in self.pieces(text)]
+
     # The three helpers below script a whole Self-RAG answer.
 
     def on_question(self, dist: Dist) -> None:
@@ -213,7 +218,8 @@ class ScriptedModel(LanguageModel):
         distribution, the words of `text` (each with probability `word_p`), the IsSup
         distribution (if given), then the `end` distributions (default: Utility:5 then
         EOS; use e.g. [{"[Retrieval]": 0.8, "[No Retrieval]": 0.2}] to ask for new
-        evidence and end the segment)."""
+        evidence and end the segment, or [{"[Continue to Use Evidence]": 1.0},
+        *m.words("More."), ...] to go on with the same passage)."""
         steps: list[Dist] = [isrel]
         steps += [{p: word_p} for p in self.pieces(text)]
         if issup is not None:
@@ -285,10 +291,12 @@ class ScriptedModel(LanguageModel):
         max_tokens: int,
         stop_ids: Collection[int] = (),
         watch_ids: Sequence[int] = (),
+        at_stop: StopRule | None = None,
     ) -> list[Generation]:
         branch_list = [list(b) for b in branches] or [[]]
         self.calls.append(
-            GenerateCall(list(prefix), branch_list, max_tokens, list(stop_ids), list(watch_ids))
+            GenerateCall(list(prefix), branch_list, max_tokens, list(stop_ids), list(watch_ids),
+                         at_stop)
         )
         self.stats.prompt_tokens += len(prefix) + sum(len(b) for b in branch_list)
         out: list[Generation] = []
@@ -301,21 +309,28 @@ class ScriptedModel(LanguageModel):
                 probs = self._probs(context)
                 scripted = [t for t in probs if t != self.unk_id] or [self.eos_id]
                 token = max(scripted, key=lambda t: probs.get(t, 0.0))  # first wins ties
-                steps.append(
-                    Step(
-                        token=token,
-                        logprob=self._lp(probs, token),
-                        watched={i: self._lp(probs, i) for i in watch_ids},
-                    )
+                step = Step(
+                    token=token,
+                    logprob=self._lp(probs, token),
+                    watched={i: self._lp(probs, i) for i in watch_ids},
                 )
-                context.append(token)
+                steps.append(step)
                 self.stats.generated_tokens += 1
                 if token == self.eos_id:
+                    context.append(token)
                     finish = "eos"
                     break
                 if token in stop_ids:
-                    finish = "stop"
-                    break
+                    instead = at_stop(step) if at_stop is not None else None
+                    if instead is None:
+                        context.append(token)
+                        finish = "stop"
+                        break
+                    if instead != token:
+                        step.token, step.replaced = instead, token
+                        step.logprob = self._lp(probs, instead)
+                        token = instead
+                context.append(token)
             out.append(Generation(steps=steps, finish=finish))  # type: ignore[arg-type]
         self.stats.decode_calls += 1
         return out

@@ -15,12 +15,28 @@ llama.cpp (PLATFORM.md) is exercised by tests.
 last input token is PREV, the next token is NEXT by a wide margin. Each rule owns one
 residual dimension: PREV's embedding carries a large value there, NEXT's output row reads
 it, and no layer writes into it (the rows of attn_output / ffn_down for that dimension
-are zero), so the rule holds in every context. Tests use it to make the engine meet
-real reflection tokens, e.g. `</paragraph>=[Relevant]`, `[Relevant]=▁Paris`.
+are zero), so the rule holds in every context. The output rows of every NEXT token keep
+no random part (they read only their rules' dimensions), so their logits are set by hand
+alone. `PREV=NEXT@W` gives a rule the output weight W instead of 12: two rules with the
+same PREV then set the balance between two next tokens (12 vs 11.8: both likely, the
+first a little more), which is how a test meets a Retrieve-group position where
+p([Retrieval]) is neither 0 nor 1. Tests use the rules to make the engine meet real
+reflection tokens in a training-shaped order, e.g. `</paragraph>=[Relevant]`,
+`[Relevant]=▁Paris`, `▁Paris=.`, `.=[Fully supported]`,
+`[Fully supported]=[Continue to Use Evidence]`, ...
+
+`--context MARKER=NEXT@W` (at most one) makes NEXT's logit grow by W x (a signal) at
+every position after MARKER occurred ANYWHERE earlier in the context: layer 0's first
+attention head has zero queries, so it attends uniformly to every earlier position; its
+values read a dimension that only MARKER's embedding sets, and its output writes that
+average into a dimension only NEXT's output row reads. Combined with two bigram rules
+(`[Continue to Use Evidence]=▁Lyon`, `[Continue to Use Evidence]=▁Rome@11`) the model
+writes Rome after `[Continue to Use Evidence]` only while a passage containing MARKER is
+in its context, and Lyon otherwise: a test can see whether the passage was kept.
 
     python scripts/make_test_gguf.py --out /tmp/selfrag-tiny.gguf [--dim 64] [--layers 2]
         [--seed 0] [--dtype f32|f16|q8_0] [--reflection all|partial|none]
-        [--bias PREV=NEXT ...]
+        [--bias PREV=NEXT[@W] ...] [--context MARKER=NEXT@W]
 """
 
 from __future__ import annotations
@@ -62,6 +78,11 @@ PARTIAL_DROPPED = ("[Fully supported]", "[Partially supported]", "[No support / 
 USER_DEFINED = 4  # gguf.TokenType.USER_DEFINED
 BIAS_INPUT = 8.0    # value of a rule's dimension in PREV's embedding (others are ~N(0, 1))
 BIAS_OUTPUT = 12.0  # weight of that dimension in NEXT's output row: a logit margin of ~60
+CONTEXT_INPUT = 8.0     # value of the marker dimension in MARKER's embedding
+CONTEXT_VALUE = 200.0   # head-0 value weight: the uniform average over ~40-100 positions
+                        # leaves a signal of ~10-30 in the residual (pre-norm)
+
+Rule = tuple[str, str] | tuple[str, str, float]
 
 
 @lru_cache(maxsize=2)   # tests write several variants from the same vocabulary
@@ -92,12 +113,14 @@ def write_test_gguf(
     reflection: str = "all",
     context_length: int = 4096,
     vocab_file: Path | str = VOCAB_FILE,
-    bias: Sequence[tuple[str, str]] = (),
+    bias: Sequence[Rule] = (),
+    context: tuple[str, str, float] | None = None,
 ) -> Path:
     """Write the test model to `out` and return its path.
 
-    `bias`: (PREV, NEXT) vocabulary pieces (e.g. "[Relevant]", "▁Paris", "</s>"): after
-    PREV the model writes NEXT (see the module docstring). At most dim // 4 rules."""
+    `bias`: (PREV, NEXT) or (PREV, NEXT, weight) vocabulary pieces (e.g. "[Relevant]",
+    "▁Paris", "</s>"): after PREV the model writes NEXT (see the module docstring). At
+    most dim // 4 rules. `context`: (MARKER, NEXT, weight), see the module docstring."""
     import gguf
 
     if dtype not in ("f32", "f16", "q8_0"):
@@ -126,17 +149,31 @@ def write_test_gguf(
     n_vocab = len(tokens)
     if len(bias) > dim // 4:
         raise ValueError(f"at most {dim // 4} bias rules fit dim={dim}")
+    if context is not None and dim // max(1, dim // 16) < 2:
+        raise ValueError("the context rule needs attention heads of at least 2 dimensions")
     piece_id = {t: i for i, t in enumerate(tokens)}
-    rules: list[tuple[int, int]] = []
-    for prev, nxt in bias:
-        for piece in (prev, nxt):
-            if piece not in piece_id:
-                raise ValueError(f"bias rule piece {piece!r} is not in the vocabulary")
-        rules.append((piece_id[prev], piece_id[nxt]))
-    # the last len(rules) dimensions of the residual stream carry the rules
+
+    def known(piece: str) -> int:
+        if piece not in piece_id:
+            raise ValueError(f"bias rule piece {piece!r} is not in the vocabulary")
+        return piece_id[piece]
+
+    rules: list[tuple[int, int, float]] = []
+    for rule in bias:
+        prev, nxt = rule[0], rule[1]
+        weight = float(rule[2]) if len(rule) > 2 else BIAS_OUTPUT   # type: ignore[misc]
+        rules.append((known(prev), known(nxt), weight))
+    # the last len(rules) dimensions of the residual stream carry the rules, the two
+    # before them the context rule (marker, then the averaged signal)
     rule_dims = list(range(dim - len(rules), dim))
+    ctx_rule = None if context is None else (known(context[0]), known(context[1]),
+                                             float(context[2]))
+    ctx_dims = [] if ctx_rule is None else [dim - len(rules) - 2, dim - len(rules) - 1]
+    reserved = ctx_dims + rule_dims
+    hand_rows = sorted({nxt for _, nxt, _ in rules} | ({ctx_rule[1]} if ctx_rule else set()))
 
     n_head = max(1, dim // 16)
+    head = dim // n_head
     n_ff = 2 * dim
     arch = "llama"
     writer = gguf.GGUFWriter(str(out), arch)
@@ -189,31 +226,48 @@ def write_test_gguf(
     # comparisons meaningful with a random model.
     # (draw order kept as before the rules existed: same seed, same weights without rules)
     embd = matrix(n_vocab, dim, 1.0)
-    embd[:, rule_dims] = 0.0
-    for d, (prev, _) in zip(rule_dims, rules):
+    embd[:, reserved] = 0.0
+    for d, (prev, _, _) in zip(rule_dims, rules):
         embd[prev, d] = BIAS_INPUT
+    if ctx_rule is not None:
+        embd[ctx_rule[0], ctx_dims[0]] = CONTEXT_INPUT
 
     def no_rule_rows(m: np.ndarray) -> np.ndarray:
-        # layer outputs (rows = residual dims) must not disturb the rule dimensions
-        m[rule_dims, :] = 0.0
+        # layer outputs (rows = residual dims) must not disturb the hand-set dimensions
+        m[reserved, :] = 0.0
         return m
 
     add_matrix("token_embd.weight", embd)
     for i in range(layers):
+        q = matrix(dim, dim, 1.0 / np.sqrt(dim))
+        k = matrix(dim, dim, 1.0 / np.sqrt(dim))
+        v = matrix(dim, dim, 1.0 / np.sqrt(dim))
+        o = no_rule_rows(matrix(dim, dim, 1.0 / np.sqrt(dim)))
+        if ctx_rule is not None and i == 0:
+            # head 0: zero queries -> uniform attention over every earlier position; its
+            # one value reads the marker dimension; its output goes to the signal dimension
+            q[:head, :] = 0.0
+            v[:head, :] = 0.0
+            v[0, ctx_dims[0]] = CONTEXT_VALUE
+            o[:, :head] = 0.0
+            o[ctx_dims[1], 0] = 1.0
         add_norm(f"blk.{i}.attn_norm.weight")
-        add_matrix(f"blk.{i}.attn_q.weight", matrix(dim, dim, 1.0 / np.sqrt(dim)))
-        add_matrix(f"blk.{i}.attn_k.weight", matrix(dim, dim, 1.0 / np.sqrt(dim)))
-        add_matrix(f"blk.{i}.attn_v.weight", matrix(dim, dim, 1.0 / np.sqrt(dim)))
-        add_matrix(f"blk.{i}.attn_output.weight", no_rule_rows(matrix(dim, dim, 1.0 / np.sqrt(dim))))
+        add_matrix(f"blk.{i}.attn_q.weight", q)
+        add_matrix(f"blk.{i}.attn_k.weight", k)
+        add_matrix(f"blk.{i}.attn_v.weight", v)
+        add_matrix(f"blk.{i}.attn_output.weight", o)
         add_norm(f"blk.{i}.ffn_norm.weight")
         add_matrix(f"blk.{i}.ffn_gate.weight", matrix(n_ff, dim, 1.0 / np.sqrt(dim)))
         add_matrix(f"blk.{i}.ffn_up.weight", matrix(n_ff, dim, 1.0 / np.sqrt(dim)))
         add_matrix(f"blk.{i}.ffn_down.weight", no_rule_rows(matrix(dim, n_ff, 1.0 / np.sqrt(n_ff))))
     add_norm("output_norm.weight")
     output = matrix(n_vocab, dim, 3.0 / np.sqrt(dim))
-    output[:, rule_dims] = 0.0
-    for d, (_, nxt) in zip(rule_dims, rules):
-        output[nxt, d] = BIAS_OUTPUT
+    output[:, reserved] = 0.0
+    output[hand_rows, :] = 0.0        # NEXT tokens: logits set by the rules alone
+    for d, (_, nxt, weight) in zip(rule_dims, rules):
+        output[nxt, d] = weight
+    if ctx_rule is not None:
+        output[ctx_rule[1], ctx_dims[1]] = ctx_rule[2]
     add_matrix("output.weight", output)
 
     writer.write_header_to_file()
@@ -232,17 +286,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dtype", choices=("f32", "f16", "q8_0"), default="f32")
     parser.add_argument("--reflection", choices=("all", "partial", "none"), default="all",
                         help="which Self-RAG tokens to add (partial: IsSup group missing)")
-    parser.add_argument("--bias", action="append", default=[], metavar="PREV=NEXT",
+    parser.add_argument("--bias", action="append", default=[], metavar="PREV=NEXT[@W]",
                         help="bigram rule: after vocabulary piece PREV write NEXT (repeatable)")
+    parser.add_argument("--context", metavar="MARKER=NEXT@W",
+                        help="NEXT gains W x a signal wherever MARKER occurred earlier")
     args = parser.parse_args(argv)
-    rules = []
-    for rule in args.bias:
-        prev, sep, nxt = rule.rpartition("=")
+
+    def parse(rule: str, option: str) -> tuple:
+        body, at, weight = rule.rpartition("@")
+        try:
+            w = float(weight) if at else None
+        except ValueError:
+            body, w = rule, None
+        if not at:
+            body = rule
+        prev, sep, nxt = body.rpartition("=")
         if not sep or not prev or not nxt:
-            parser.error(f"--bias wants PREV=NEXT, got {rule!r}")
-        rules.append((prev, nxt))
+            parser.error(f"{option} wants PREV=NEXT[@W], got {rule!r}")
+        return (prev, nxt) if w is None else (prev, nxt, w)
+
+    rules = [parse(rule, "--bias") for rule in args.bias]
+    context = None
+    if args.context:
+        context = parse(args.context, "--context")
+        if len(context) != 3:
+            parser.error("--context wants MARKER=NEXT@W")
     path = write_test_gguf(args.out, dim=args.dim, layers=args.layers, seed=args.seed,
-                           dtype=args.dtype, reflection=args.reflection, bias=rules)
+                           dtype=args.dtype, reflection=args.reflection, bias=rules,
+                           context=context)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     return 0
 

@@ -1,9 +1,17 @@
 """End to end: the Self-RAG engine over real llama.cpp with the tiny test GGUF.
 
 The test model (scripts/make_test_gguf.py) has the real Llama 2 vocabulary plus the 16
-Self-RAG tokens at 32000..32015, random weights, and, for the last tests, bigram "bias"
-rules that make it write real reflection tokens in a fixed order, so that the engine's
-parsing of what llama.cpp generates is checked on token ids coming from the real backend.
+Self-RAG tokens at 32000..32015, random weights, and, for the last tests, weights set by
+hand ("bias" and "context" rules) that make it write real reflection tokens in the order
+of the training data, so that the engine's loop is checked on token ids coming from the
+real backend:
+
+    [Retrieval]<paragraph>P</paragraph>[Relevant] Paris.[Fully supported]
+    [Continue to Use Evidence] Rome![No Retrieval] Nice?[Utility:5]</s>
+
+where the sentence after `[Continue to Use Evidence]` is "Rome!" only while a passage
+holding the word "company" is in the model's context ("Lyon!" otherwise), and where
+p([Retrieval]) at the `[Continue to Use Evidence]` position is about 0.3.
 Everything runs with one thread (PLATFORM.md: llama.cpp threads spin-wait on 2 shared cores).
 """
 
@@ -14,7 +22,7 @@ import math
 import pytest
 
 from conftest_models import THREADS, _make_test_gguf_module, test_gguf_factory, tiny_gguf, tiny_model  # noqa: F401
-from localrag.prompting import prompt_ids
+from localrag.prompting import encode_text, prompt_ids
 from localrag.scoring import retrieve_probability
 from localrag.selfrag import EngineConfig, SelfRagEngine
 from models.base import ModelStats
@@ -37,24 +45,47 @@ SHORT_ANSWER_RULES = [
     ("</paragraph>", "[Relevant]"), ("[Relevant]", "▁Paris"), ("▁Paris", "."),
     (".", "[Fully supported]"), ("[Fully supported]", "[Utility:5]"), ("[Utility:5]", "</s>"),
 ]
-# the same, but it asks for evidence again after each segment: the beam search grows
+# the same, but it asks for new evidence after each segment: the beam search grows
 LONG_ANSWER_RULES = [
     ("</paragraph>", "[Relevant]"), ("[Relevant]", "▁Paris"), ("▁Paris", "."),
-    (".", "[Fully supported]"), ("[Fully supported]", "[Continue to Use Evidence]"),
+    (".", "[Fully supported]"), ("[Fully supported]", "[Retrieval]"),
 ]
+# a training-shaped answer (module docstring); [Retrieval] after the prompt's last "\n"
+TRAINED_RULES = [
+    ("<0x0A>", "[Retrieval]"), ("</paragraph>", "[Relevant]"), ("[Relevant]", "▁Paris"),
+    ("▁Paris", "."), (".", "[Fully supported]"),
+    ("[Fully supported]", "[Continue to Use Evidence]"),
+    ("[Fully supported]", "[Retrieval]", 11.8),          # p([Retrieval]) ~ 0.3 there
+    ("[Continue to Use Evidence]", "▁Lyon"),
+    ("[Continue to Use Evidence]", "▁Rome", 11.0),       # + the context rule: Rome wins
+    ("▁Lyon", "!"), ("▁Rome", "!"), ("!", "[No Retrieval]"), ("[No Retrieval]", "▁Nice"),
+    ("▁Nice", "?"), ("?", "[Utility:5]"), ("[Utility:5]", "</s>"),
+]
+TRAINED_CONTEXT = ("▁company", "▁Rome", 2.0)              # in PASSAGES[0] only
 
 
 class GenerateSpy:
-    """Wraps model.generate (instance attribute) and records each call's branch count."""
+    """Wraps model.generate (instance attribute) and records each call's branch count,
+    arguments and generations."""
 
     def __init__(self, model) -> None:
         self.model = model
         self.inner = model.generate
         self.calls: list[int] = []
+        self.args: list[tuple[list[int], list[list[int]]]] = []
+        self.outputs: list = []
+
+    def clear(self) -> None:
+        self.calls.clear()
+        self.args.clear()
+        self.outputs.clear()
 
     def __call__(self, prefix, branches, **kw):
         self.calls.append(len(branches))
-        return self.inner(prefix, branches, **kw)
+        self.args.append((list(prefix), [list(b) for b in branches]))
+        out = self.inner(prefix, branches, **kw)
+        self.outputs.append(out)
+        return out
 
 
 @pytest.fixture
@@ -185,6 +216,34 @@ def test_passage_longer_than_the_context_is_trimmed_with_a_note(tiny_gguf):
         model.close()
 
 
+# --- (c2) the prompt within the 2,048 tokens the Llama 2 models were trained on -----------
+
+def test_prompt_stays_within_2048_tokens_for_the_llama2_selfrag_layout(tiny_gguf):
+    from models.loader import load_model
+
+    model = load_model(tiny_gguf, n_ctx=4096, n_threads=THREADS)
+    try:
+        spy = GenerateSpy(model)
+        model.generate = spy
+        engine = SelfRagEngine(model, config=EngineConfig(mode="always", k=1, max_tokens=8,
+                                                          max_segments=1, n_ctx=4096))
+        assert engine.n_ctx == 4096 and engine.prompt_limit == 2048
+        turn = " ".join(["the tower was repainted"] * 30)          # ~120 tokens a turn
+        history = [(f"Question {t}: {turn}?", f"Answer {t}: {turn}.") for t in range(8)]
+        huge = passage(7, " ".join(["The tower was repainted in many colours."] * 400))
+        answer = engine.answer(QUESTION, retrieve=Retriever([huge]), history=history)
+        ((prefix, (branch,)),) = spy.args
+        assert len(prefix) <= 1024 and len(prefix) + len(branch) <= 2048
+        assert len(prefix) + len(branch) > 2000                    # the passage fills it
+        text = model.detokenize(prefix)
+        assert "Question 7" in text and "Question 0" not in text
+        assert any("earlier turn(s) left out" in n and "2048 tokens" in n for n in answer.notes)
+        assert any("trimmed" in n for n in answer.notes)
+        check_segments(answer)
+    finally:
+        model.close()
+
+
 # --- (d) a biased model that writes real reflection tokens --------------------------------
 
 @pytest.fixture(scope="module")
@@ -194,9 +253,12 @@ def biased_models(tmp_path_factory):
     writer = _make_test_gguf_module()
     folder = tmp_path_factory.mktemp("biased")
     models = {
-        name: load_model(writer.write_test_gguf(folder / f"{name}.gguf", bias=rules),
+        name: load_model(writer.write_test_gguf(folder / f"{name}.gguf", bias=rules,
+                                                context=context),
                          n_ctx=1024, n_threads=THREADS)
-        for name, rules in (("short", SHORT_ANSWER_RULES), ("long", LONG_ANSWER_RULES))
+        for name, rules, context in (("short", SHORT_ANSWER_RULES, None),
+                                     ("long", LONG_ANSWER_RULES, None),
+                                     ("trained", TRAINED_RULES, TRAINED_CONTEXT))
     }
     yield models
     for m in models.values():
@@ -236,18 +298,169 @@ def test_reflection_tokens_from_llama_cpp_are_parsed_into_labels_and_scores(bias
     check_segments(answer)
 
 
-def test_segment_beam_search_grows_on_real_continue_tokens(biased_models):
+def test_segment_beam_search_grows_on_real_retrieval_tokens(biased_models):
     model = biased_models["long"]
     retriever = Retriever(PASSAGES)
     engine = SelfRagEngine(model, config=EngineConfig(mode="always", k=3, max_tokens=16,
                                                       beam_width=2, max_segments=3))
     streamed = []
     answer = engine.answer(QUESTION, retrieve=retriever, on_segment=streamed.append)
-    # every segment ends with [Continue to Use Evidence]: retrieve again, up to the limit
+    # every segment ends with [Retrieval]: retrieve again, up to the limit
     assert len(retriever.queries) == 1 + 2 + 2          # root, then 2 beams x 2 steps
     assert max(n.depth for n in engine.last_trace) == 3
     assert [s.text for s in answer.segments] == ["Paris.", "Paris.", "Paris."]
-    assert all(s.label == "fully" for s in answer.segments)
+    assert all(s.label == "fully" and s.label_source == "own" for s in answer.segments)
     assert any("limit of 3 segments" in n for n in answer.notes)
     assert [s.text for s in streamed] == [s.text for s in answer.segments]
     check_segments(answer)
+
+
+# --- (e) the loop as trained, on a hand-weighted model -------------------------------------
+
+def branch_ids(model, p) -> list[int]:
+    v = ReflectionVocab.require(model)
+    return [v["[Retrieval]"], v["<paragraph>"],
+            *encode_text(model, f"{p.title}\n{p.text}", leading_space=False), v["</paragraph>"]]
+
+
+@pytest.fixture
+def trained(biased_models):
+    model = biased_models["trained"]
+    model.clear_cache()
+    spy = GenerateSpy(model)
+    model.generate = spy
+    yield model, spy
+    del model.generate
+
+
+def test_continue_to_use_evidence_goes_on_with_the_passage_in_context(trained):
+    model, spy = trained
+    v = ReflectionVocab.require(model)
+    retriever = Retriever(PASSAGES)
+    engine = SelfRagEngine(model, config=EngineConfig(mode="always", k=3, max_tokens=24))
+    answer = engine.answer(QUESTION, retrieve=retriever)
+    assert spy.calls == [3] and len(retriever.queries) == 1   # one sequence per passage
+    # llama.cpp wrote the whole training-shaped answer in each branch; the sentence after
+    # [Continue to Use Evidence] depends on the passage still in context
+    words = {w: model.tokenize(w, special=False) for w in ("Paris.", "Rome!", "Lyon!", "Nice?")}
+    assert all(len(ids) == 2 for ids in words.values())      # "▁Paris" "." etc.
+    for p, gen in zip(PASSAGES, spy.outputs[0]):
+        second = "Rome!" if "company" in p.text else "Lyon!"
+        assert gen.finish == "eos"
+        assert gen.tokens == [
+            v["[Relevant]"], *words["Paris."], v["[Fully supported]"],
+            v["[Continue to Use Evidence]"], *words[second],
+            v["[No Retrieval]"], *words["Nice?"], v["[Utility:5]"], model.eos_id]
+    paris, second, nice = answer.segments
+    c = paris.citation
+    assert (paris.text, paris.label, paris.label_source) == ("Paris.", "fully", "own")
+    assert second.text == ("Rome!" if "company" in PASSAGES[c].text else "Lyon!")
+    assert (second.label, second.label_source, second.citation) == ("fully", "segment", c)
+    assert (nice.text, nice.label, nice.label_source, nice.citation) == (
+        "Nice?", "no_retrieval", "retrieval", None)
+    check_segments(answer)
+
+    # with only the passage holding "company": the answer reads as the model wrote it
+    spy.clear()
+    only = engine.answer(QUESTION, retrieve=Retriever([PASSAGES[0]]))
+    assert only.text == "Paris. Rome! Nice?"
+    assert [s.citation for s in only.segments] == [0, 0, None]
+    assert spy.calls == [1]
+
+
+def measured_continue_r(model, p) -> float:
+    """p([Retrieval]) over the Retrieve group at the position after "[Fully supported]",
+    read straight from llama.cpp's logits."""
+    v = ReflectionVocab.require(model)
+    ids = [*prompt_ids(model, QUESTION)[0], *branch_ids(model, p), v["[Relevant]"],
+           *model.tokenize("Paris.", special=False), v["[Fully supported]"]]
+    group = [v["[Retrieval]"], v["[Continue to Use Evidence]"], v["[No Retrieval]"]]
+    lps = model.next_logprobs(ids, group)
+    probs = [math.exp(lps[i]) for i in group]
+    return probs[0] / sum(probs)
+
+
+def test_adaptive_threshold_at_a_real_retrieve_group_position(trained):
+    model, spy = trained
+    rs = [measured_continue_r(model, p) for p in PASSAGES[:2]]
+    assert all(0.1 < r < 0.6 for r in rs), rs
+    # above every r: the model's [Continue to Use Evidence] stands, nothing is fetched
+    high = SelfRagEngine(model, config=EngineConfig(mode="adaptive", threshold=max(rs) + 0.01,
+                                                    k=2, beam_width=1, max_tokens=24))
+    retriever = Retriever(PASSAGES[:2], [PASSAGES[2]])
+    answer = high.answer(QUESTION, retrieve=retriever)
+    assert answer.decision.retrieved and len(retriever.queries) == 1
+    assert [s.text for s in answer.segments][0::2] == ["Paris.", "Nice?"]
+    # below every r: the segment ends there and new passages are fetched
+    low = SelfRagEngine(model, config=EngineConfig(mode="adaptive", threshold=min(rs) - 0.01,
+                                                   k=2, beam_width=1, max_tokens=24,
+                                                   max_segments=2))
+    retriever = Retriever(PASSAGES[:2], [PASSAGES[2]])
+    spy.clear()
+    answer = low.answer(QUESTION, retrieve=retriever)
+    assert len(retriever.queries) == 2 and spy.calls[:2] == [2, 1]
+    first, second = answer.segments[:2]
+    assert (first.text, second.text) == ("Paris.", "Paris.")
+    assert answer.passages[first.citation].passage in PASSAGES[:2]
+    assert answer.passages[second.citation].passage == PASSAGES[2]
+    # the second round's context: the first segment without its passage, then [Retrieval]
+    prefix, (branch,) = spy.args[1]
+    v = ReflectionVocab.require(model)
+    assert prefix[-1] == v["[Fully supported]"] and branch[0] == v["[Retrieval]"]
+    assert v["</paragraph>"] not in prefix
+    check_segments(answer)
+
+
+def test_at_stop_writes_another_token_and_the_sequence_goes_on_from_it(trained):
+    """The backend half of the loop: at a stop id, `at_stop` may write another token; the
+    branch goes on in the same llama.cpp sequence and what follows depends on it."""
+    model, _ = trained
+    v = ReflectionVocab.require(model)
+    asked = []
+
+    def rule(step):
+        asked.append(step.token)
+        return v["[No Retrieval]"] if step.token == v["[Continue to Use Evidence]"] else None
+
+    (gen,) = model.generate(prompt_ids(model, QUESTION)[0], [branch_ids(model, PASSAGES[1])],
+                            max_tokens=16, stop_ids=[v["[Continue to Use Evidence]"]],
+                            watch_ids=v.all_ids, at_stop=rule)
+    assert asked == [v["[Continue to Use Evidence]"]]
+    step = gen.steps[4]
+    assert (step.token, step.replaced) == (v["[No Retrieval]"], v["[Continue to Use Evidence]"])
+    assert step.logprob == pytest.approx(step.watched[v["[No Retrieval]"]], abs=1e-9)
+    assert step.logprob < -10                       # not what the model would have written
+    assert gen.tokens[5:] == [*model.tokenize("Nice?", special=False), v["[Utility:5]"],
+                              model.eos_id]
+    assert gen.finish == "eos"
+
+
+def test_assistant_end_to_end_labels_every_sentence_and_says_from_where(tmp_path, embedder):
+    """The facade with a real index, the real embedder and the hand-weighted model: the
+    sentence after [Continue to Use Evidence] has no IsSup token of its own, so the
+    fallback critic the Assistant gives the Self-RAG engine labels it."""
+    from localrag.assistant import Assistant
+    from localrag.paths import Paths
+    from localrag.settings import Settings
+    from models.loader import load_model
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "eiffel.md").write_text(PASSAGES[0].text + "\n")
+    gguf = _make_test_gguf_module().write_test_gguf(tmp_path / "trained.gguf", bias=TRAINED_RULES,
+                                                    context=TRAINED_CONTEXT)
+    settings = Settings()
+    settings.set("retrieval_mode", "always")
+    settings.set("k", 1)
+    model = load_model(gguf, n_ctx=1024, n_threads=THREADS)
+    with Assistant(paths=Paths.resolve(tmp_path / "data"), settings=settings, model=model,
+                   embedder=embedder) as assistant:
+        assistant.add_root(notes)
+        assistant.update_index()
+        answer = assistant.ask(QUESTION)
+    assert [(s.text, s.label_source, s.citation) for s in answer.segments] == [
+        ("Paris.", "own", 0), ("Rome!", "critic", 0), ("Nice?", "retrieval", None)]
+    assert answer.segments[0].label == "fully"
+    assert answer.segments[1].label == "none"    # nothing in the passage says "Rome"
+    assert [s["label_source"] for s in answer.to_json()["segments"]] == ["own", "critic", "retrieval"]
+    assert any("fallback critic (embedding+lexical)" in n for n in answer.notes)

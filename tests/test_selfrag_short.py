@@ -8,9 +8,11 @@ import threading
 import pytest
 
 from localrag.errors import AnswerCancelled
+from localrag.prompting import build_ids
+from localrag.render import decision_line
 from localrag.scoring import Weights
 from models.errors import UnsupportedModelError
-from models.reflection import ALL_TOKENS
+from models.reflection import ALL_TOKENS, LLAMA2_ORDER, ReflectionVocab
 from models.scripted import ScriptedModel
 try:   # tests/ is not a package; pytest puts it on sys.path (rootdir-relative fallback)
     from selfrag_helpers import FULL, RELEVANT, Retriever, engine, passage, question_model
@@ -153,14 +155,43 @@ def test_strict_mode_drops_unsupported_candidate():
     assert strict.to_json()["sources"][0]["dropped"] is True
 
 
-def test_strict_mode_dropping_everything_answers_without_evidence():
+def test_strict_mode_dropping_everything_says_so_and_claims_no_evidence():
     m = question_model()
     m.on_passage("alpha", isrel=RELEVANT, text="Bad.", issup={"[No support / Contradictory]": 1.0})
+    m.on_passage("bravo", isrel=RELEVANT, text="Worse.", issup={"[No support / Contradictory]": 1.0})
     m.on_no_retrieval("Own knowledge.")
-    ans = engine(m, strict=True).answer("Q?", retrieve=Retriever([passage(1, "alpha")]))
+    r = Retriever([passage(1, "alpha"), passage(2, "bravo")])
+    ans = engine(m, strict=True).answer("Q?", retrieve=r)
     assert ans.text == "Own knowledge." and ans.segments[0].label == "no_retrieval"
-    assert ans.segments[0].citation is None
-    assert any("strict" in n for n in ans.notes)
+    assert ans.segments[0].citation is None and ans.segments[0].label_source == "retrieval"
+    # the decision does not claim that evidence was used, and says why
+    assert ans.decision.retrieved is False
+    assert "strict mode dropped all 2 candidates" in ans.decision.reason
+    assert all(j.dropped for j in ans.passages)
+    assert any("strict mode dropped all 2 candidates" in n and "no evidence" in n
+               for n in ans.notes)
+    line = decision_line(ans)
+    assert line.startswith("Retrieved (p=0.90") and "strict mode dropped every candidate" in line
+    assert "answered without evidence" in line
+    assert ans.to_json()["retrieval"]["retrieved"] is False
+
+
+def test_strict_mode_drops_a_candidate_with_any_unsupported_sentence():
+    """The first IsSup token scores the segment (SELFRAG.md section 4), but strict mode
+    drops a candidate when ANY of its IsSup tokens says [No support / Contradictory]."""
+    m = question_model()
+    m.on_passage("alpha", isrel=RELEVANT, text="Good start.", issup=FULL,
+                 end=[{"[Continue to Use Evidence]": 1.0}, *m.words(" Bad end."),
+                      {"[No support / Contradictory]": 1.0}, {"[Utility:5]": 1.0}, {"</s>": 1.0}])
+    m.on_passage("bravo", isrel=RELEVANT, text="Plain answer.",
+                 issup={"[Partially supported]": 1.0})
+    r = Retriever([passage(1, "alpha"), passage(2, "bravo")])
+    loose = engine(m, weights=NO_SEQ).answer("Q?", retrieve=r)
+    assert loose.text == "Good start. Bad end."           # 1 + 1 + 0.5 beats 1 + 0.5 + 0.5
+    assert [(s.label, s.label_source) for s in loose.segments] == [("fully", "own"),
+                                                                  ("none", "own")]
+    strict = engine(m, weights=NO_SEQ, strict=True).answer("Q?", retrieve=r)
+    assert strict.text == "Plain answer." and strict.passages[0].dropped
 
 
 @pytest.mark.parametrize(("p_yes", "retrieved"), [(0.15, False), (0.25, True)])
@@ -301,19 +332,23 @@ def test_cancel_before_and_between_model_calls():
     assert m.calls == []
 
 
-def test_search_query_and_history():
+def test_search_query_and_history_in_the_trained_dialogue_format():
     m = question_model()
     m.on_passage("alpha", isrel=RELEVANT, text="Built in 1889.", issup=FULL)
     r = Retriever([passage(1, "alpha")])
-    history = [("What is the tower?", "A landmark."), ("Where is it?", "In Paris.")]
+    history = [("What is the tower?", "A landmark."), ("Where is it?", "In Paris,\nFrance.")]
     ans = engine(m).answer("And when was it built?", retrieve=r, history=history,
                            search_query="When was the Eiffel Tower built?")
     assert r.queries == [("When was the Eiffel Tower built?", 5)]
     assert ans.search_query == "When was the Eiffel Tower built?"
-    prompt = m.detokenize(m.calls[0].prefix)
-    assert "What is the tower?" in prompt and "In Paris." in prompt
-    assert prompt.index("Where is it?") < prompt.index("## Input:") < prompt.index("And when")
-    assert prompt.rstrip().endswith("### Response:")
+    # TASK_INST["wow"] of the reference (retrieval_lm/utils.py) + "## Input:\n\n" (no
+    # newline before it, as in create_prompt_data.py) + one turn per line
+    instruction = ("Given a chat history separated by new lines, generates an informative, "
+                   "knowledgeable and engaging response. ## Input:\n\nWhat is the tower?\n"
+                   "A landmark.\nWhere is it?\nIn Paris, France.\nAnd when was it built?")
+    expected = f"### Instruction:\n{instruction}\n\n### Response:\n"
+    assert m.calls[0].prefix == build_ids(m, [expected], bos=True)
+    assert m.logprob_calls[0][0] == m.calls[0].prefix      # the decision read the same prompt
 
 
 def test_history_drops_oldest_turns_to_fit():
@@ -326,6 +361,38 @@ def test_history_drops_oldest_turns_to_fit():
     prompt = m.detokenize(m.calls[0].prefix)
     assert "Second?" in prompt and "old5" not in prompt
     assert any("earlier turn" in n for n in ans.notes)
+
+
+def test_prompt_stays_within_the_trained_length_trimming_history_first():
+    """trained_ctx 512 (the Llama 2 models: 2,048): history may take half of it, the
+    oldest turns go first; the passage gets the rest and is trimmed to fit."""
+    m = question_model(n_ctx=4096)
+    m.on_passage("w1 ", isrel=RELEVANT, text="Fine.", issup=FULL)
+    history = [(f"Question {t} " + " ".join(f"h{t}x{i}" for i in range(40)) + "?", f"Answer {t}.")
+               for t in range(6)]
+    long = passage(1, " ".join(f"w{i}" for i in range(600)))
+    e = engine(m, k=1, max_tokens=50, trained_ctx=512, max_segments=1)
+    assert e.prompt_limit == 512
+    ans = e.answer("Newest?", retrieve=Retriever([long]), history=history)
+    (call,) = m.calls
+    assert len(call.prefix) <= 256
+    assert len(call.prefix) + len(call.branches[0]) <= 512
+    assert len(call.branches[0]) >= 512 - 256            # the passage gets what is left
+    prompt = m.detokenize(call.prefix)
+    assert "Question 5" in prompt and "Newest?" in prompt and "Question 0" not in prompt
+    assert any("earlier turn(s) left out" in n and "512 tokens" in n for n in ans.notes)
+    assert any("trimmed" in n for n in ans.notes)
+    assert ans.text == "Fine."
+
+
+def test_trained_length_is_known_only_for_the_llama2_layout():
+    m = ScriptedModel()
+    assert ReflectionVocab.require(m).trained_context is None
+    assert engine(m, n_ctx=4096).prompt_limit == 4096       # scripted ids: no extra limit
+    llama2 = ReflectionVocab({t: 32000 + i for i, t in enumerate(LLAMA2_ORDER)})
+    assert llama2.trained_context == 2048
+    shifted = ReflectionVocab({t: 32001 + i for i, t in enumerate(LLAMA2_ORDER)})
+    assert shifted.trained_context is None
 
 
 def test_instruct_model_is_refused_with_a_clear_message():

@@ -58,3 +58,21 @@ def test_highlight_and_progress_line():
     line = progress_summary(IndexProgress(phase="embedding", files_done=10, files_total=40,
                                           chunks_done=120, bytes_done=0, elapsed_s=5.0))
     assert line == "embedding 10/40 files · 120 chunks · 2.0 files/s · 15s left"
+
+
+def test_sentence_line_says_where_its_label_came_from():
+    from localrag.render import answer_to_markdown, answer_to_text
+    from tui.widgets.answer_view import segment_text
+
+    answer = canned_answer("q?")
+    seg = answer.segments[0]
+    assert "·" not in segment_text(seg).plain        # source unknown (older saves): nothing
+    seg.label_source = "critic"
+    assert segment_text(seg).plain.endswith("fully supported · fallback critic")
+    answer.segments[3].label_source = "retrieval"
+    assert segment_text(answer.segments[3]).plain.endswith("own knowledge · no retrieval")
+    again = answer_from_json(answer.to_json())
+    assert [s.label_source for s in again.segments] == [s.label_source for s in answer.segments]
+    assert again.segments[1].label_source is None
+    assert "(fully supported; fallback critic)" in answer_to_text(answer)
+    assert "*(fully supported; fallback critic)*" in answer_to_markdown(answer)

@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from localrag.answer import Answer, RetrievalDecision, Segment
+from localrag.answer import LABEL_SOURCE_TEXT, Answer, RetrievalDecision, Segment
 from localrag.render import LABEL_SYMBOL, decision_line, decision_preview
 from tui.messages import CitationSelected
 
@@ -52,13 +52,17 @@ def file_link(path: str, *, line: int | None = None, page: int | None = None) ->
 
 
 def segment_text(segment: Segment) -> Text:
-    """The on-screen line of one sentence: symbol, text, citation, label word."""
+    """The on-screen line of one sentence: symbol, text, citation, label word, and where
+    the label came from (" · own token", " · fallback critic", ...) when known."""
     text = Text()
     text.append(LABEL_SYMBOL[segment.label] + " ", style=LABEL_STYLE[segment.label])
     text.append(segment.text.strip())
     if segment.citation is not None:
         text.append(f" [{segment.citation + 1}]", style="bold underline")
     text.append(f"  {LABEL_SHORT[segment.label]}", style=f"dim {LABEL_STYLE[segment.label]}")
+    if segment.label_source is not None:
+        text.append(f" · {LABEL_SOURCE_TEXT.get(segment.label_source, segment.label_source)}",
+                    style="dim")
     return text
 
 
