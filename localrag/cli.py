@@ -203,6 +203,8 @@ def cmd_index(args: argparse.Namespace) -> int:
             for problem in report.problems:
                 if problem.state == "error":
                     print(f"error  {problem.path}: {problem.reason}")
+            if report.skipped or report.errors:
+                print("`localrag status` lists every file not indexed, with its reason")
         return 0
 
 
