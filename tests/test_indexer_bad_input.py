@@ -198,6 +198,25 @@ def test_encrypted_pdfs(tmp_path, make_index):
     assert hit.path.endswith("restricted.pdf") and hit.page == 1
 
 
+def test_aes_pdf_without_the_crypto_package_says_what_to_install(monkeypatch):
+    """pypdf opens AES-encrypted PDFs only with `cryptography` (a dependency); should it
+    be missing, the reason names the package rather than calling the PDF damaged."""
+    from pypdf import PdfReader
+    from pypdf.errors import DependencyError
+
+    from indexer.parsers import parse_pdf
+
+    data = _encrypted(make_pdf(["Restricted but readable."]), "", "owner", "AES-128")
+
+    def no_crypto(self, password):
+        raise DependencyError("cryptography>=3.1 is required for AES algorithm")
+
+    monkeypatch.setattr(PdfReader, "decrypt", no_crypto)
+    with pytest.raises(reading.FileSkip) as info:
+        parse_pdf(data)
+    assert info.value.kind == "encrypted" and "pip install cryptography" in info.value.reason
+
+
 # --- UTF-16 -----------------------------------------------------------------------------
 
 TEXT16 = ("# Café notes\n\nThe Zürich tram stops at Bürkliplatz.\n\n"
