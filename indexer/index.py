@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -12,8 +13,9 @@ from indexer.embedder import Embedder
 from indexer.errors import IndexerError
 from indexer.lock import WriterLock
 from indexer.options import IndexOptions
+from indexer.reasons import KINDS, is_valid_name, label, printable
 from indexer.records import (FileProblem, IndexProgress, IndexReport, IndexStatus, Passage,
-                             RootInfo, WatchEvent)
+                             ProblemGroup, RootInfo, WatchEvent)
 from indexer.search import hybrid_search, surrounding_text
 from indexer.store import Store
 from indexer.updater import UpdateRun
@@ -96,6 +98,11 @@ class Index:
     # --- roots ----------------------------------------------------------------------
     def add_root(self, path: str | Path) -> RootInfo:
         root = normalize(path)
+        if not is_valid_name(root):
+            raise IndexerError(f"The name of {printable(root)} is not valid UTF-8, so it cannot be "
+                               "stored in the index",
+                               hint="rename it to a UTF-8 name (a Latin-1 name: "
+                               "`convmv -f latin1 -t utf-8 --notest NAME`)")
         if not os.path.exists(root):
             raise IndexerError(f"No such file or folder: {root}",
                                hint="check the path (a typo? an unmounted drive?)")
@@ -103,6 +110,9 @@ class Index:
             if os.path.isdir(root):
                 with os.scandir(root):
                     pass
+            elif not stat.S_ISREG(os.stat(root).st_mode):   # never open a FIFO: it blocks
+                raise IndexerError(f"Cannot index {root}: it is not a file or folder but a "
+                                   "pipe, device or socket", hint="choose a folder of documents")
             else:
                 with open(root, "rb"):
                     pass
@@ -147,7 +157,9 @@ class Index:
 
     def roots(self) -> list[RootInfo]:
         counts = self.store.root_counts()
-        return [RootInfo(path, *counts.get(path, (0, 0)), added_at=added) for path, added in self.store.roots()]
+        return [RootInfo(path, *counts.get(path, (0, 0)), added_at=added,
+                         missing=not os.path.lexists(path))
+                for path, added in self.store.roots()]
 
     # --- updating -------------------------------------------------------------------
     def _writing(self):  # noqa: ANN202 - context manager
@@ -229,7 +241,12 @@ class Index:
     def is_empty(self) -> bool:
         return self.store.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM chunks)").fetchone()[0] == 1
 
-    def status(self) -> IndexStatus:
+    def status(self, *, per_group: int | None = 10, kind: str | None = None) -> IndexStatus:
+        """Counts, roots and the files not indexed, grouped by kind of reason.
+
+        per_group: files listed in each group (the first by path; None = all of them).
+        kind: only the group(s) of this kind (`localrag status --reason KIND`).
+        """
         counts = self.store.counts()
         db_bytes = sum(p.stat().st_size for p in self.index_dir.glob(DB_NAME + "*") if p.is_file())
         hnsw = self.index_dir / "vectors.hnsw"
@@ -239,15 +256,26 @@ class Index:
             files_skipped=counts.get("skipped", 0),
             files_error=counts.get("error", 0),
             chunks=counts["chunks"],
-            errors=[FileProblem(p, "error", r or "") for p, r in self.store.problems("error")],
+            problems=self.problem_groups(per_group=per_group, kind=kind),
             db_bytes=db_bytes,
             hnsw_bytes=hnsw.stat().st_size if hnsw.exists() else 0,
             embedding_model=self.store.get_meta("embedding_model") or self.embedder.name,
         )
 
-    def skipped(self, limit: int = 1000) -> list[FileProblem]:
-        """Files skipped, with why (for `localrag status --verbose` and the TUI)."""
-        return [FileProblem(p, "skipped", r or "") for p, r in self.store.problems("skipped", limit)]
+    def problem_groups(self, *, per_group: int | None = 10, kind: str | None = None) -> list[ProblemGroup]:
+        """Files in error first, then skipped ones; within each, larger groups first."""
+        order = list(KINDS)
+        groups = sorted(self.store.problem_groups(),
+                        key=lambda g: (g[0] != "error", -g[2], order.index(g[1]) if g[1] in order else len(order)))
+        return [ProblemGroup(state, k, label(k), count,   # type: ignore[arg-type]
+                             self.problem_files(state, k, limit=per_group))
+                for state, k, count in groups if kind is None or k == kind]
+
+    def problem_files(self, state: str, kind: str | None = None, *, offset: int = 0,
+                      limit: int | None = 200) -> list[FileProblem]:
+        """One page of the files in `state` (and of `kind`), by path."""
+        return [FileProblem(p, state, r, k)  # type: ignore[arg-type]
+                for p, r, k in self.store.problems(state, kind, limit=limit, offset=offset)]
 
     # --- watching -------------------------------------------------------------------
     def watch(self, on_event: Callable[[WatchEvent], None], *,

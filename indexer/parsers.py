@@ -244,7 +244,46 @@ def parse_html(html: str) -> ParsedDoc:
 
 # --- DOCX ------------------------------------------------------------------------------
 
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"   # Compound File: .doc, or an encrypted .docx
+
+
+def _docx_container_problem(data: bytes) -> FileSkip | None:
+    """A .docx is a zip archive; say what the file is instead when it is not one."""
+    import zipfile
+
+    if data.startswith(_OLE_MAGIC):
+        if "EncryptionInfo".encode("utf-16-le") in data:
+            return FileSkip("error", "cannot read DOCX: the document is password-protected; "
+                            "save an unprotected copy to index it", "encrypted")
+        return FileSkip("error", "cannot read DOCX: this is an old binary Word (.doc) file "
+                        "with a .docx name; open it in Word or LibreOffice and save it as "
+                        ".docx", "damaged")
+    if not data.startswith(b"PK"):
+        return FileSkip("error", "cannot read DOCX: not a Word document (a .docx is a zip "
+                        "archive and this file is not one); re-save it from Word or "
+                        "LibreOffice as .docx", "damaged")
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:   # reads the directory only
+            names = set(archive.namelist())
+    except Exception as exc:
+        return _damaged_zip(exc)
+    if "word/document.xml" not in names:
+        return FileSkip("error", "cannot read DOCX: a zip archive but not a Word document "
+                        "(no word/document.xml); re-save it from Word or LibreOffice as .docx",
+                        "damaged")
+    return None
+
+
+def _damaged_zip(exc: BaseException) -> FileSkip:
+    return FileSkip("error", f"cannot read DOCX: the zip archive is damaged or truncated "
+                    f"({_short(exc)}), as after an interrupted download or copy; copy it "
+                    "again or re-save it from Word or LibreOffice", "damaged")
+
+
 def parse_docx(data: bytes) -> ParsedDoc:
+    problem = _docx_container_problem(data)
+    if problem is not None:
+        raise problem
     try:
         import docx
         from docx.table import Table
@@ -252,8 +291,13 @@ def parse_docx(data: bytes) -> ParsedDoc:
 
         document = docx.Document(io.BytesIO(data))
     except Exception as exc:
+        import zipfile
+        import zlib
+
+        if isinstance(exc, (zipfile.BadZipFile, zlib.error, EOFError)):
+            raise _damaged_zip(exc) from None
         raise FileSkip("error", f"cannot read DOCX: not a valid Word document ({_short(exc)}); "
-                       "re-save it from Word or LibreOffice") from None
+                       "re-save it from Word or LibreOffice", "damaged") from None
     pieces: list[tuple[str, int | None]] = []   # (text, heading level or None)
     body = document.element.body
     for child in body.iterchildren():
@@ -301,14 +345,14 @@ def parse_pdf(data: bytes) -> ParsedDoc:
         from pypdf import PdfReader
 
         reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise FileSkip("error", "PDF is password-protected; save an unprotected copy to index it")
+        if reader.is_encrypted:
+            _decrypt_without_password(reader)
         pages = list(reader.pages)
     except FileSkip:
         raise
     except Exception as exc:
         raise FileSkip("error", f"cannot read PDF: the file is damaged or not a PDF "
-                       f"({_short(exc)}); re-export or re-download it") from None
+                       f"({_short(exc)}); re-export or re-download it", "damaged") from None
     parts: list[str] = []
     blocks: list[Block] = []
     pos = 0
@@ -329,8 +373,26 @@ def parse_pdf(data: bytes) -> ParsedDoc:
         pos += len(text)
     if not blocks:
         raise FileSkip("skipped", "PDF has no text layer (scanned pages?); run OCR on it "
-                       "(for example `ocrmypdf in.pdf out.pdf`) to index it")
+                       "(for example `ocrmypdf in.pdf out.pdf`) to index it", "no_text")
     return ParsedDoc("".join(parts), blocks, has_lines=False)
+
+
+def _decrypt_without_password(reader) -> None:  # noqa: ANN001 - pypdf.PdfReader
+    """Open an encrypted PDF with the empty user password, which is how PDFs that only
+    restrict printing or copying are made; one that needs a password is reported."""
+    from pypdf.errors import DependencyError
+
+    try:
+        opened = reader.decrypt("")
+    except DependencyError:
+        raise FileSkip("error", "PDF is encrypted with AES, and reading it needs the "
+                       "`cryptography` package: `pip install cryptography`", "encrypted") from None
+    except Exception as exc:
+        raise FileSkip("error", f"PDF is encrypted in a way that cannot be opened "
+                       f"({_short(exc)}); save an unprotected copy to index it", "encrypted") from None
+    if not opened:
+        raise FileSkip("error", "PDF is password-protected; save an unprotected copy "
+                       "to index it", "encrypted")
 
 
 def _short(exc: BaseException) -> str:

@@ -78,6 +78,28 @@ class FileProblem:
     path: str
     state: FileState          # "skipped" or "error"
     reason: str               # words a person can act on
+    kind: str = "other"       # what sort of reason (indexer.reasons.KINDS), for grouping
+
+
+@dataclass
+class ProblemGroup:
+    """The files not indexed for one kind of reason: how many, and the first by path."""
+
+    state: FileState          # "skipped" or "error"
+    kind: str                 # indexer.reasons.KINDS key, e.g. "unsupported_type"
+    label: str                # e.g. "unsupported file types"
+    count: int                # all files of this group
+    files: list[FileProblem]  # the first ones by path (all of them when asked for)
+
+    @property
+    def more(self) -> int:
+        """Files of the group not in `files`."""
+        return self.count - len(self.files)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"state": self.state, "kind": self.kind, "label": self.label,
+                "count": self.count, "more": self.more,
+                "files": [{"path": f.path, "reason": f.reason} for f in self.files]}
 
 
 @dataclass
@@ -109,6 +131,7 @@ class RootInfo:
     files: int
     chunks: int
     added_at: float
+    missing: bool = False     # the folder is not there (deleted, or a drive not mounted)
 
 
 @dataclass
@@ -118,13 +141,26 @@ class IndexStatus:
     files_skipped: int
     files_error: int
     chunks: int
-    errors: list[FileProblem]       # files in error, with reasons
+    problems: list[ProblemGroup]    # files not indexed, by kind of reason: errors first
     db_bytes: int
     hnsw_bytes: int
     embedding_model: str
 
+    @property
+    def errors(self) -> list[FileProblem]:
+        """The files in error that `problems` lists."""
+        return [f for g in self.problems if g.state == "error" for f in g.files]
+
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The documented `localrag status --json` object (README)."""
+        return {
+            "roots": [asdict(r) for r in self.roots],
+            "files_indexed": self.files_indexed, "files_skipped": self.files_skipped,
+            "files_error": self.files_error, "chunks": self.chunks,
+            "db_bytes": self.db_bytes, "hnsw_bytes": self.hnsw_bytes,
+            "embedding_model": self.embedding_model,
+            "problems": [g.to_json() for g in self.problems],
+        }
 
 
 @dataclass

@@ -32,9 +32,10 @@ class FileRow:
     state: str
     reason: str | None
     chunks: int
+    reason_kind: str | None = None   # indexer.reasons.KINDS; None for indexed files
 
 
-FILE_COLUMNS = "id, path, root, mtime_ns, size, sha256, state, reason, chunks"
+FILE_COLUMNS = "id, path, root, mtime_ns, size, sha256, state, reason, chunks, reason_kind"
 CHUNK_COLUMNS = ("c.id, f.path, c.title, c.text, c.start_line, c.end_line, c.page, "
                  "c.char_start, c.char_end")
 
@@ -62,7 +63,19 @@ def _migration_1(db) -> None:  # noqa: ANN001 - sqlite_utils.Database
     db["meta"].insert_all([{"key": "generation", "value": "0"}], pk="key", ignore=True)
 
 
-MIGRATIONS: list[Callable] = [_migration_1]
+def _migration_2(db) -> None:  # noqa: ANN001 - sqlite_utils.Database
+    """Skipped and failed files get the kind of their reason, so status can group them
+    (thousands of "unsupported file type" rows become one line with a count)."""
+    from indexer.reasons import legacy_kind
+
+    db.execute("ALTER TABLE files ADD COLUMN reason_kind TEXT")
+    rows = db.execute("SELECT id, reason FROM files WHERE state != 'indexed'").fetchall()
+    db.conn.executemany("UPDATE files SET reason_kind=? WHERE id=?",
+                        [(legacy_kind(reason), fid) for fid, reason in rows])
+    db.execute("CREATE INDEX IF NOT EXISTS idx_files_problems ON files(state, reason_kind, path)")
+
+
+MIGRATIONS: list[Callable] = [_migration_1, _migration_2]
 
 
 class Store:
@@ -202,14 +215,17 @@ class Store:
 
     def upsert_file(self, conn: sqlite3.Connection, *, path: str, root: str, mtime_ns: int,
                     size: int, sha256: str | None, state: str, reason: str | None,
-                    chunks: int) -> int:
+                    chunks: int, reason_kind: str | None = None) -> int:
+        if state != "indexed" and reason_kind is None:
+            reason_kind = "other"
         conn.execute(
-            "INSERT INTO files(path, root, mtime_ns, size, sha256, state, reason, chunks, indexed_at) "
-            "VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET root=excluded.root, "
-            "mtime_ns=excluded.mtime_ns, size=excluded.size, sha256=excluded.sha256, "
-            "state=excluded.state, reason=excluded.reason, chunks=excluded.chunks, "
-            "indexed_at=excluded.indexed_at",
-            (path, root, mtime_ns, size, sha256, state, reason, chunks, time.time()))
+            "INSERT INTO files(path, root, mtime_ns, size, sha256, state, reason, chunks, indexed_at, "
+            "reason_kind) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET "
+            "root=excluded.root, mtime_ns=excluded.mtime_ns, size=excluded.size, "
+            "sha256=excluded.sha256, state=excluded.state, reason=excluded.reason, "
+            "chunks=excluded.chunks, indexed_at=excluded.indexed_at, reason_kind=excluded.reason_kind",
+            (path, root, mtime_ns, size, sha256, state, reason, chunks, time.time(),
+             reason_kind if state != "indexed" else None))
         return conn.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()[0]
 
     def delete_chunks_of(self, conn: sqlite3.Connection, file_id: int) -> list[int]:
@@ -322,6 +338,21 @@ class Store:
         out["chunks"] = self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         return out
 
-    def problems(self, state: str, limit: int = 1000) -> list[tuple[str, str]]:
-        return self.conn.execute(
-            "SELECT path, reason FROM files WHERE state=? ORDER BY path LIMIT ?", (state, limit)).fetchall()
+    def problem_groups(self) -> list[tuple[str, str, int]]:
+        """(state, reason kind, count) of the files not indexed."""
+        rows = self.conn.execute(
+            "SELECT state, COALESCE(reason_kind, 'other'), COUNT(*) FROM files "
+            "WHERE state IN ('skipped', 'error') GROUP BY 1, 2").fetchall()
+        return [(r[0], r[1], int(r[2])) for r in rows]
+
+    def problems(self, state: str, kind: str | None = None, *, limit: int | None = 1000,
+                 offset: int = 0) -> list[tuple[str, str, str]]:
+        """(path, reason, kind) of files in `state` (and of `kind`), by path."""
+        where, args = "state=?", [state]
+        if kind is not None:
+            where += " AND COALESCE(reason_kind, 'other')=?"
+            args.append(kind)
+        rows = self.conn.execute(
+            f"SELECT path, reason, COALESCE(reason_kind, 'other') FROM files WHERE {where} "
+            "ORDER BY path LIMIT ? OFFSET ?", (*args, -1 if limit is None else limit, offset))
+        return [(r[0], r[1] or "", r[2]) for r in rows]

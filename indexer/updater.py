@@ -21,6 +21,7 @@ from indexer.chunker import Chunk, chunk_document
 from indexer.embedder import Embedder
 from indexer.options import IndexOptions
 from indexer.parsers import parse_bytes
+from indexer.reasons import printable
 from indexer.records import FileProblem, IndexProgress, IndexReport
 from indexer.store import FileRow, Store
 from indexer.vectors import VectorIndex
@@ -63,8 +64,8 @@ class UpdateRun:
                 chunks_done=self.chunks_done, bytes_done=self.bytes_done,
                 elapsed_s=time.monotonic() - self.t0, current_path=current))
 
-    def _problem(self, path: str, state: str, reason: str) -> None:
-        self.report.problems.append(FileProblem(path, state, reason))  # type: ignore[arg-type]
+    def _problem(self, path: str, state: str, reason: str, kind: str = "other") -> None:
+        self.report.problems.append(FileProblem(path, state, reason, kind))  # type: ignore[arg-type]
 
     # --- the run --------------------------------------------------------------------
     def run(self, scopes: list[tuple[str, str]], *, dry_run: bool = False) -> IndexReport:
@@ -74,7 +75,8 @@ class UpdateRun:
         scan = walk.scan(scopes, self.options, exclude=self.exclude)
         existing: dict[str, FileRow] = {}
         for _, scope in scopes:
-            existing.update(self.store.files_under(scope, os.sep))
+            # a scope with odd bytes in its name (a watcher event) is stored as printable
+            existing.update(self.store.files_under(printable(scope), os.sep))
 
         to_read = []
         for path, cand in scan.candidates.items():
@@ -91,11 +93,12 @@ class UpdateRun:
                 report.errors += 1
             else:
                 report.skipped += 1
-            if row is None or (row.state, row.reason, row.root) != (skip.state, skip.reason, skip.root):
+            if row is None or ((row.state, row.reason, row.root, row.reason_kind)
+                               != (skip.state, skip.reason, skip.root, skip.kind)):
                 changed_skips.append(skip)
-                self._problem(skip.path, skip.state, skip.reason)
+                self._problem(skip.path, skip.state, skip.reason, skip.kind)
             elif dry_run:
-                self._problem(skip.path, skip.state, skip.reason)
+                self._problem(skip.path, skip.state, skip.reason, skip.kind)
         gone = {p: r for p, r in existing.items() if p not in scan.candidates and p not in scan.skips}
         self.files_total = len(to_read)
 
@@ -109,7 +112,7 @@ class UpdateRun:
         self._progress("scanning")   # listing done: files_total is known
         pending = _Pending()
         for skip in changed_skips:
-            pending.ops.append(self._skip_op(skip.path, skip.root, skip.state, skip.reason,
+            pending.ops.append(self._skip_op(skip.path, skip.root, skip.state, skip.reason, skip.kind,
                                              skip.mtime_ns, skip.size, existing.get(skip.path)))
         movable = {r.sha256: r for r in gone.values() if r.state == "indexed" and r.sha256}
 
@@ -182,11 +185,12 @@ class UpdateRun:
             return
         except Exception as exc:   # a parser bug or an odd file must not stop the run
             skip = reading.FileSkip("error", f"could not parse the file ({type(exc).__name__}: "
-                                    f"{str(exc)[:160]}); please report it if the file opens fine")
+                                    f"{str(exc)[:160]}); please report it if the file opens fine",
+                                    "parse_failed")
             self._skip_result(cand, skip, row, pending, snap.mtime_ns, snap.size)
             return
         if not chunks:
-            self._skip_result(cand, reading.FileSkip("skipped", "no text found in the file"),
+            self._skip_result(cand, reading.FileSkip("skipped", "no text found in the file", "no_text"),
                               row, pending, snap.mtime_ns, snap.size)
             return
         self._count_added(row)
@@ -205,19 +209,21 @@ class UpdateRun:
             self.report.errors += 1
         else:
             self.report.skipped += 1
-        self._problem(cand.path, skip.state, skip.reason)
-        pending.ops.append(self._skip_op(cand.path, cand.root, skip.state, skip.reason,
+        reason = printable(skip.reason)   # e.g. a parser's message quoting odd bytes
+        self._problem(cand.path, skip.state, reason, skip.kind)
+        pending.ops.append(self._skip_op(cand.path, cand.root, skip.state, reason, skip.kind,
                                          mtime_ns or cand.mtime_ns, size or cand.size, row))
 
     # --- row operations (run inside the batch transaction) --------------------------
-    def _skip_op(self, path: str, root: str, state: str, reason: str, mtime_ns: int, size: int,
-                 row: FileRow | None) -> Callable:
+    def _skip_op(self, path: str, root: str, state: str, reason: str, kind: str, mtime_ns: int,
+                 size: int, row: FileRow | None) -> Callable:
         def op(conn, out) -> None:  # noqa: ANN001
             if row is not None and row.chunks:
                 out["deleted"] += self.store.delete_chunks_of(conn, row.id)
             # errors keep mtime 0 so the next run retries them (chmod does not touch mtime)
             self.store.upsert_file(conn, path=path, root=root, mtime_ns=mtime_ns if state != "error" else 0,
-                                   size=size, sha256=None, state=state, reason=reason, chunks=0)
+                                   size=size, sha256=None, state=state, reason=reason,
+                                   reason_kind=kind, chunks=0)
         return op
 
     def _touch_op(self, file_id: int, snap: reading.FileSnapshot) -> Callable:

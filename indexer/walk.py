@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import errno
 import os
+import stat as stat_mod
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.options import IndexOptions
-from indexer.reading import os_error_reason, too_large_reason
+from indexer.reading import os_error_kind, os_error_reason, special_file_reason, too_large_reason
+from indexer.reasons import is_valid_name, printable
 
 BUILTIN_IGNORED_DIRS: dict[str, str] = {
     ".git": "version control data", ".hg": "version control data", ".svn": "version control data",
@@ -39,12 +41,13 @@ class Candidate:
 
 @dataclass
 class Skip:
-    path: str
+    path: str             # printable (indexer.reasons.printable): odd bytes shown as \xNN
     root: str
     state: str            # "skipped" or "error"
     reason: str
     size: int = 0
     mtime_ns: int = 0
+    kind: str = "other"   # indexer.reasons.KINDS
 
 
 @dataclass
@@ -73,6 +76,8 @@ class _Gitignores:
     def enter(self, folder: str) -> "_Gitignores":
         gitignore = os.path.join(folder, ".gitignore")
         try:
+            if not stat_mod.S_ISREG(os.stat(gitignore).st_mode):
+                return self      # a FIFO named .gitignore would block open() forever
             with open(gitignore, encoding="utf-8", errors="replace") as fh:
                 lines = fh.read().splitlines()
         except OSError:
@@ -95,6 +100,11 @@ class _Gitignores:
             if spec.match_file(rel):
                 return os.path.join(folder, ".gitignore")
         return None
+
+
+BAD_NAME_REASON = ("the name is not valid UTF-8 (its odd bytes are shown as \\xNN), so it cannot "
+                   "be stored in the index; rename it to a UTF-8 name (a Latin-1 name: "
+                   "`convmv -f latin1 -t utf-8 --notest NAME`)")
 
 
 class Walker:
@@ -126,13 +136,18 @@ class Walker:
         folder = self.root
         for part in rel_parts[:-1]:
             folder = os.path.join(folder, part)
+            if not is_valid_name(part):
+                self._skip(folder, "bad_name", BAD_NAME_REASON)   # nothing inside is stored
+                return
             if self._dir_skip_reason(folder, ignores) is not None:
                 return   # inside an ignored folder: nothing here is indexed
             ignores = ignores.enter(folder)
-        if os.path.isdir(scope) and not os.path.islink(scope):
-            reason = self._dir_skip_reason(scope, ignores)
-            if reason:
-                self._skip(scope, reason)
+        if not is_valid_name(scope):
+            self._skip(scope, "bad_name", BAD_NAME_REASON)
+        elif os.path.isdir(scope) and not os.path.islink(scope):
+            why = self._dir_skip_reason(scope, ignores)
+            if why:
+                self._skip(scope, *why)
             else:
                 self._walk_dirs(scope, ignores)
         else:
@@ -143,23 +158,28 @@ class Walker:
     def _excluded(self, path: str) -> bool:
         return any(is_under(path, ex) for ex in self.exclude)
 
-    def _skip(self, path: str, reason: str, state: str = "skipped", st: os.stat_result | None = None) -> None:
-        self.result.skips[path] = Skip(path, self.root, state, reason,
-                                       st.st_size if st else 0, st.st_mtime_ns if st else 0)
+    def _skip(self, path: str, kind: str, reason: str, state: str = "skipped",
+              st: os.stat_result | None = None) -> None:
+        path = printable(path)   # a name with odd bytes is stored and shown as \xNN
+        self.result.skips[path] = Skip(path, self.root, state, printable(reason),
+                                       st.st_size if st else 0, st.st_mtime_ns if st else 0,
+                                       kind)
 
-    def _dir_skip_reason(self, path: str, ignores: _Gitignores) -> str | None:
+    def _dir_skip_reason(self, path: str, ignores: _Gitignores) -> tuple[str, str] | None:
+        """(kind, reason) when the folder is not walked, else None."""
         name = os.path.basename(path)
         if name in BUILTIN_IGNORED_DIRS:
-            return f"ignored folder ({BUILTIN_IGNORED_DIRS[name]}, built-in ignore list)"
+            return ("ignored_folder",
+                    f"ignored folder ({BUILTIN_IGNORED_DIRS[name]}, built-in ignore list)")
         if name.endswith(".egg-info"):
-            return "ignored folder (build output, built-in ignore list)"
+            return "ignored_folder", "ignored folder (build output, built-in ignore list)"
         if os.path.exists(os.path.join(path, "pyvenv.cfg")):
-            return "ignored folder (Python virtual environment)"
+            return "ignored_folder", "ignored folder (Python virtual environment)"
         if name.startswith(".") and not self.options.include_hidden:
-            return "hidden folder (set include_hidden to index it)"
+            return "hidden", "hidden folder (set include_hidden to index it)"
         source = ignores.ignored_by(path, True)
         if source:
-            return f"ignored by {source}"
+            return "gitignore", f"ignored by {source}"
         return None
 
     def _walk_dirs(self, top: str, ignores: _Gitignores) -> None:
@@ -169,7 +189,7 @@ class Walker:
             try:
                 st = os.stat(folder)
             except OSError as exc:
-                self._skip(folder, os_error_reason(folder, exc), "error")
+                self._skip(folder, os_error_kind(exc), os_error_reason(folder, exc), "error")
                 continue
             key = (st.st_dev, st.st_ino)
             if key in self.visited:
@@ -179,22 +199,27 @@ class Walker:
             try:
                 with os.scandir(folder) as it:
                     entries = sorted(it, key=lambda e: e.name)
+            except FileNotFoundError:
+                continue   # deleted while being listed: nothing there any more
             except OSError as exc:
                 reason = os_error_reason(folder, exc).replace("chmod u+r", "chmod u+rx")
-                self._skip(folder, reason, "error")
+                self._skip(folder, os_error_kind(exc), reason, "error")
                 continue
             subdirs = []
             for entry in entries:
                 if self._excluded(entry.path):
+                    continue
+                if not is_valid_name(entry.name):
+                    self._skip(entry.path, "bad_name", BAD_NAME_REASON)
                     continue
                 try:
                     is_dir = entry.is_dir(follow_symlinks=False)
                 except OSError:
                     is_dir = False
                 if is_dir:
-                    reason = self._dir_skip_reason(entry.path, here)
-                    if reason:
-                        self._skip(entry.path, reason)
+                    why = self._dir_skip_reason(entry.path, here)
+                    if why:
+                        self._skip(entry.path, *why)
                     else:
                         subdirs.append((entry.path, here))
                 else:
@@ -210,22 +235,23 @@ class Walker:
     def _link(self, path: str, ignores: _Gitignores) -> None:
         name = os.path.basename(path)
         if name.startswith(".") and not self.options.include_hidden:
-            self._skip(path, "hidden file (set include_hidden to index it)")
+            self._skip(path, "hidden", "hidden file (set include_hidden to index it)")
             return
         try:
             st = os.stat(path)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
-                self._skip(path, "symlink loop: the link points (through other links) back to itself")
+                self._skip(path, "symlink", "symlink loop: the link points (through other links) "
+                           "back to itself")
             elif isinstance(exc, FileNotFoundError):
-                self._skip(path, "broken symlink: its target does not exist")
+                self._skip(path, "symlink", "broken symlink: its target does not exist")
             else:
-                self._skip(path, os_error_reason(path, exc), "error")
+                self._skip(path, os_error_kind(exc), os_error_reason(path, exc), "error")
             return
         target = os.path.realpath(path)
         if not is_under(target, self.root_real):
-            self._skip(path, f"symlink to {target}, outside the indexed folder; add that "
-                       "folder as a root to index it")
+            self._skip(path, "symlink", f"symlink to {target}, outside the indexed folder; add "
+                       "that folder as a root to index it")
             return
         if os.path.isdir(path):
             self.links.append((path, ignores))
@@ -235,6 +261,7 @@ class Walker:
 
     def _file(self, path: str, ignores: _Gitignores, *, check_hidden: bool = True,
               st: os.stat_result | None = None) -> None:
+        """Only stat data here: a FIFO or device is classified without being opened."""
         name = os.path.basename(path)
         if name == ".gitignore":
             return
@@ -243,31 +270,30 @@ class Walker:
         except FileNotFoundError:
             return   # vanished while listing: simply not there any more
         except OSError as exc:
-            self._skip(path, os_error_reason(path, exc), "error")
+            self._skip(path, os_error_kind(exc), os_error_reason(path, exc), "error")
             return
         if check_hidden and name.startswith(".") and not self.options.include_hidden:
-            self._skip(path, "hidden file (set include_hidden to index it)", st=st)
+            self._skip(path, "hidden", "hidden file (set include_hidden to index it)", st=st)
             return
         source = ignores.ignored_by(path, False) if ignores.specs else None
         if source:
-            self._skip(path, f"ignored by {source}", st=st)
+            self._skip(path, "gitignore", f"ignored by {source}", st=st)
             return
-        import stat as stat_mod
-
         if not stat_mod.S_ISREG(st.st_mode):
-            self._skip(path, "not a regular file (device, socket or pipe)", st=st)
+            self._skip(path, "special_file", special_file_reason(st.st_mode), st=st)
             return
         ext = file_ext(path)
         if ext not in self.options.extensions:
             shown = ext or "(no extension)"
-            self._skip(path, f"unsupported file type {shown} (add it to the extensions "
-                       "setting to index it as text)", st=st)
+            self._skip(path, "unsupported_type", f"unsupported file type {shown} (add it to the "
+                       "extensions setting to index it as text)", st=st)
             return
         if st.st_size > self.options.max_file_bytes:
-            self._skip(path, too_large_reason(st.st_size, self.options.max_file_bytes), st=st)
+            self._skip(path, "too_large", too_large_reason(st.st_size, self.options.max_file_bytes),
+                       st=st)
             return
         if st.st_size == 0:
-            self._skip(path, "empty file", st=st)
+            self._skip(path, "empty", "empty file", st=st)
             return
         self.result.candidates[path] = Candidate(path, self.root, st.st_size, st.st_mtime_ns, ext)
 
@@ -276,13 +302,16 @@ class Walker:
         # instead of indexing the same files twice (and loops end here too).
         while self.links:
             link, ignores = self.links.pop(0)
-            st = os.stat(link)
+            try:
+                st = os.stat(link)
+            except OSError:
+                continue   # removed since it was listed
             seen = self.visited.get((st.st_dev, st.st_ino))
             if seen is not None:
                 if is_under(link, seen):
-                    self._skip(link, f"symlink loop: points back to its parent folder {seen}")
+                    self._skip(link, "symlink", f"symlink loop: points back to its parent folder {seen}")
                 else:
-                    self._skip(link, f"symlink to a folder already indexed at {seen}")
+                    self._skip(link, "symlink", f"symlink to a folder already indexed at {seen}")
                 continue
             self._walk_dirs(link, ignores)
         real_files = {os.path.realpath(p) for p in self.result.candidates
@@ -290,7 +319,7 @@ class Walker:
         for link, target in self.file_links:
             if link in self.result.candidates and target in real_files:
                 del self.result.candidates[link]
-                self._skip(link, f"symlink to {target}, which is indexed under its own path")
+                self._skip(link, "symlink", f"symlink to {target}, which is indexed under its own path")
         self.file_links.clear()
 
 

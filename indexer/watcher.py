@@ -5,11 +5,20 @@ collect in a dict keyed by path (a save burst of one file is one entry); a worke
 waits until the burst goes quiet (`debounce_s`, or at most `max_delay_s` under a steady
 stream), then hands at most `max_batch` paths to `Index.update(paths)`. A burst of
 10,000 new files is thus indexed 500 at a time with bounded memory.
+
+Roots themselves come and go: a folder deleted and created again, renamed away, a drive
+unmounted. inotify watches an inode, not a name, so a watch on a root that went away
+sees nothing of the folder made under the same name later (and a root renamed away
+reports nothing at all). Every `root_check_s` the worker therefore compares each root's
+(device, inode) with the one its watch was made for; on a change it watches the root
+anew and re-indexes it (its files leave the index while it is missing, and the new
+folder's are found, including those written before the new watch started).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -25,13 +34,14 @@ if TYPE_CHECKING:
 class Watcher:
     def __init__(self, index: "Index", on_event: Callable[[WatchEvent], None], *,
                  on_error: Callable[[Exception], None] | None = None, debounce_s: float = 0.5,
-                 max_batch: int = 500, max_delay_s: float = 5.0) -> None:
+                 max_batch: int = 500, max_delay_s: float = 5.0, root_check_s: float = 1.0) -> None:
         self.index = index
         self.on_event = on_event
         self.on_error = on_error
         self.debounce_s = debounce_s
         self.max_batch = max_batch
         self.max_delay_s = max_delay_s
+        self.root_check_s = root_check_s
         self.last_error: Exception | None = None
         self._pending: dict[str, float] = {}
         self._first_event = 0.0
@@ -45,6 +55,11 @@ class Watcher:
         self._thread: threading.Thread | None = None
         self._roots: list[str] = []
         self._started = False
+        self._handler: _Handler | None = None
+        self._armed: dict[str, tuple[tuple[int, int, bool] | None, tuple[str, bool] | None]] = {}
+        self._watches: dict[tuple[str, bool], list] = {}   # (folder, recursive) -> [watch, users]
+        self._next_root_check = 0.0
+        self._check_requested = False
 
     # --- lifecycle ------------------------------------------------------------------
     def start(self) -> None:
@@ -57,18 +72,17 @@ class Watcher:
         try:
             self._roots = [r.path for r in self.index.roots()]
             observer = Observer()
-            handler = _Handler(self)
+            self._handler = _Handler(self)
+            self._observer = observer
             for root in self._roots:
-                if os.path.isdir(root):
-                    observer.schedule(handler, root, recursive=True)
-                elif os.path.isdir(os.path.dirname(root)):
-                    observer.schedule(handler, os.path.dirname(root), recursive=False)
+                self._arm(root)
             observer.daemon = True
             observer.start()
+            self._next_root_check = time.monotonic() + self.root_check_s
         except BaseException:
+            self._observer = None
             self.index.lock.release()
             raise
-        self._observer = observer
         self._thread = threading.Thread(target=self._loop, name="localrag-watcher", daemon=True)
         self._started = True
         self._thread.start()
@@ -95,8 +109,9 @@ class Watcher:
         time.sleep(min(0.3, timeout / 4))   # let the observer thread deliver recent events
         with self._cond:
             self._flush_requested = True
+            self._check_requested = True     # roots that went or came back, too
             self._cond.notify_all()
-            while (self._pending or self._busy or self._rescan) and not self._stop:
+            while (self._pending or self._busy or self._rescan or self._check_requested) and not self._stop:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
@@ -126,6 +141,67 @@ class Watcher:
                     self._last_event = now
             self._cond.notify_all()
 
+    # --- roots: watched by identity ----------------------------------------------------
+    @staticmethod
+    def _identity(root: str) -> tuple[int, int, bool] | None:
+        try:
+            st = os.stat(root)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino, stat.S_ISDIR(st.st_mode))
+
+    def _watch(self, folder: str, recursive: bool) -> tuple[str, bool]:
+        """Schedule (or share) a watch; watchdog keeps one emitter per (path, recursive)."""
+        key = (folder, recursive)
+        entry = self._watches.get(key)
+        if entry is None:
+            watch = self._observer.schedule(self._handler, folder, recursive=recursive)
+            self._watches[key] = [watch, 1]
+        else:
+            entry[1] += 1
+        return key
+
+    def _unwatch(self, key: tuple[str, bool]) -> None:
+        entry = self._watches.get(key)
+        if entry is None:
+            return
+        entry[1] -= 1
+        if entry[1] <= 0:
+            del self._watches[key]
+            try:
+                # also drops an emitter that stopped when its folder was deleted: a
+                # new schedule of the same path would otherwise reuse the dead one
+                self._observer.unschedule(entry[0])
+            except (KeyError, ValueError, OSError):
+                pass
+
+    def _arm(self, root: str) -> None:
+        """(Re)watch `root` as it is now: a folder recursively; a file through its folder
+        (so atomic saves, a new inode, are seen); a missing root not at all (the
+        periodic check notices its return)."""
+        ident = self._identity(root)
+        _, old_key = self._armed.get(root, (None, None))
+        key = None
+        try:
+            if ident is not None and ident[2]:
+                key = self._watch(root, True)
+            elif ident is not None and os.path.isdir(os.path.dirname(root)):
+                key = self._watch(os.path.dirname(root), False)
+        except OSError:
+            ident, key = None, None   # vanished again while being watched: next check
+        if old_key is not None:
+            self._unwatch(old_key)
+        self._armed[root] = (ident, key)
+
+    def _changed_roots(self) -> list[str]:
+        """Roots whose folder is not the one watched (gone, back, replaced), re-armed."""
+        changed = []
+        for root in self._roots:
+            if self._identity(root) != self._armed.get(root, (None, None))[0]:
+                self._arm(root)
+                changed.append(root)
+        return changed
+
     # --- worker ---------------------------------------------------------------------
     def _take_batch(self) -> list[str] | None:
         with self._cond:
@@ -133,6 +209,10 @@ class Watcher:
                 if self._rescan:
                     self._busy = True
                     return []   # the start-up rescan
+                now = time.monotonic()
+                if self._check_requested or now >= self._next_root_check:
+                    self._busy = True
+                    return ["<roots>"]
                 if self._pending:
                     now = time.monotonic()
                     quiet = now - self._last_event >= self.debounce_s
@@ -149,7 +229,7 @@ class Watcher:
                                self.max_delay_s - (now - self._first_event))
                     self._cond.wait(max(0.01, wait))
                 else:
-                    self._cond.wait(1.0)
+                    self._cond.wait(max(0.01, min(1.0, self._next_root_check - now)))
             return None
 
     def _loop(self) -> None:
@@ -162,6 +242,14 @@ class Watcher:
                     self._rescan = False
                     report = self.index.update(None)
                     self.on_event(WatchEvent(paths=list(self._roots), report=report))
+                elif batch == ["<roots>"]:
+                    with self._cond:
+                        self._check_requested = False
+                    self._next_root_check = time.monotonic() + self.root_check_s
+                    changed = self._changed_roots()
+                    if changed:
+                        report = self.index.update(changed)
+                        self.on_event(WatchEvent(paths=changed, report=report))
                 else:
                     roots = [r for r, _ in self.index.store.roots()]
                     batch = [p for p in batch if any(is_under(p, r) for r in roots)]

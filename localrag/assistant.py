@@ -22,8 +22,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")          # never reach the network
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from indexer.records import (IndexProgress, IndexReport, IndexStatus, Passage, RootInfo,
-                             WatchEvent)
+from indexer.records import (FileProblem, IndexProgress, IndexReport, IndexStatus, Passage,
+                             RootInfo, WatchEvent)
 from localrag.answer import Answer, RetrievalDecision, Segment
 from localrag.chats import ChatStore, ChatSummary, Turn
 from localrag.conversation import self_contained_query
@@ -142,8 +142,15 @@ class Assistant:
                      dry_run: bool = False) -> IndexReport:
         return self.index.update(paths, progress=progress, cancel=cancel, dry_run=dry_run)
 
-    def status(self) -> IndexStatus:
-        return self.index.status()
+    def status(self, *, per_group: int | None = 10, kind: str | None = None) -> IndexStatus:
+        """Counts, roots, and the files not indexed grouped by kind of reason, with the
+        first `per_group` files of each group (None: all); `kind`: only that group."""
+        return self.index.status(per_group=per_group, kind=kind)
+
+    def problem_files(self, state: str, kind: str | None = None, *, offset: int = 0,
+                      limit: int | None = 200) -> list[FileProblem]:
+        """One page of the skipped (state "skipped") or failed ("error") files, by path."""
+        return self.index.problem_files(state, kind, offset=offset, limit=limit)
 
     def search(self, query: str, *, k: int | None = None) -> list[Passage]:
         return self.index.search(query, k=k or self.settings.k)

@@ -43,8 +43,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--remove", metavar="PATH", help="remove this root and all its files' data")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("status", help="counts, roots, and the files in error")
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("status", help="counts, roots, and every file not indexed with its reason")
+    p.add_argument("--json", action="store_true", help="print the status as JSON (schema in README)")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--all", action="store_true",
+                       help="list every skipped file and file in error (default: the first "
+                       "of each group)")
+    shown.add_argument("--reason", metavar="KIND",
+                       help="list every file of one group, e.g. unsupported_type (the kinds "
+                       "are shown in brackets)")
+    p.add_argument("--limit", type=int, default=10, metavar="N",
+                   help="files listed per group (default 10)")
 
     p = sub.add_parser("watch", help="keep the index current while files change (Ctrl-C stops)")
     p.add_argument("--debounce", type=float, default=0.5, metavar="SECONDS",
@@ -85,6 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        # a name with odd bytes, or a terminal that is not UTF-8, must never end a command
+        # with UnicodeEncodeError: such characters print as \xNN / \uNNNN instead
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     command = args.command or "tui"
     from localrag.errors import USER_ERRORS
@@ -188,6 +203,8 @@ def cmd_index(args: argparse.Namespace) -> int:
             for problem in report.problems:
                 if problem.state == "error":
                     print(f"error  {problem.path}: {problem.reason}")
+            if report.skipped or report.errors:
+                print("`localrag status` lists every file not indexed, with its reason")
         return 0
 
 
@@ -209,8 +226,15 @@ def cmd_roots(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from indexer.reasons import KINDS
+
+    if args.reason is not None and args.reason not in KINDS:
+        print(f"localrag: unknown reason kind {args.reason!r}; one of: {', '.join(KINDS)}",
+              file=sys.stderr)
+        return 2
+    per_group = None if (args.all or args.reason) else max(0, args.limit)
     with _open(args) as assistant:
-        status = assistant.status()
+        status = assistant.status(per_group=per_group, kind=args.reason)
         if args.json:
             _print_json(status.to_json())
             return 0
@@ -220,9 +244,18 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"index size: {(status.db_bytes + status.hnsw_bytes) / 1e6:.1f} MB "
               f"(embeddings: {status.embedding_model})")
         for r in status.roots:
-            print(f"root  {r.path}  ({r.files} files, {r.chunks} chunks)")
-        for problem in status.errors:
-            print(f"error {problem.path}: {problem.reason}")
+            missing = "  MISSING: not found (deleted, or a drive not mounted?)" if r.missing else ""
+            print(f"root  {r.path}  ({r.files} files, {r.chunks} chunks){missing}")
+        for group in status.problems:
+            state = "error" if group.state == "error" else "skipped"
+            print(f"{state:7} {group.label} [{group.kind}]: {group.count} "
+                  f"file{'s' if group.count != 1 else ''}")
+            for problem in group.files:
+                print(f"    {problem.path}: {problem.reason}")
+            if group.more:
+                print(f"    ... and {group.more} more: localrag status --reason {group.kind}")
+        if args.reason and not status.problems:
+            print(f"no files skipped or in error for the reason {args.reason}")
         return 0
 
 

@@ -69,6 +69,22 @@ def auc(scores: Sequence[float], positive: Sequence[bool]) -> float | None:
     return wins / (len(pos) * len(neg))
 
 
+def auc_noise_bound(scores: Sequence[float], positive: Sequence[bool], noise: float) -> float:
+    """The most the AUC can change when every score moves by at most `noise`.
+
+    A positive/negative pair can only change order when its two scores are closer than
+    2 * noise, so the AUC moves by at most the fraction of such pairs. Used where AUCs
+    measured on one CPU are compared with AUCs recorded on another: llama.cpp's kernels
+    differ a little between CPUs, and the scores with them.
+    """
+    pos = [s for s, p in zip(scores, positive) if p]
+    neg = [s for s, p in zip(scores, positive) if not p]
+    if not pos or not neg:
+        return 0.0
+    close = sum(abs(a - b) < 2 * noise for a in pos for b in neg)
+    return close / (len(pos) * len(neg))
+
+
 def _summary(scores: list[float], positive: list[bool], correct: list[bool]) -> dict[str, Any]:
     pos = [s for s, p in zip(scores, positive) if p]
     neg = [s for s, p in zip(scores, positive) if not p]
@@ -77,6 +93,8 @@ def _summary(scores: list[float], positive: list[bool], correct: list[bool]) -> 
         "accuracy": sum(correct) / len(correct) if correct else None,
         "separation": (sum(pos) / len(pos) - sum(neg) / len(neg)) if pos and neg else None,
         "n": len(scores),
+        "scores": list(scores),        # per case, for auc_noise_bound
+        "positive": list(positive),
     }
 
 

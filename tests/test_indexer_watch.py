@@ -6,7 +6,7 @@ import os
 import threading
 import time
 
-from indexer_corpus import write_corpus
+from indexer_corpus import TOPICS, write_corpus
 
 
 def wait_until(predicate, timeout=20.0):
@@ -117,3 +117,229 @@ def test_watch_holds_the_writer_lock(make_index, tmp_path):
     finally:
         watcher.stop()
     assert not idx.lock.held and not (tmp_path / "index" / "writer.pid").exists()
+
+
+# --- as editors and people really change files ---------------------------------------------
+
+def paths_in_store(idx) -> dict[str, str]:
+    return dict(idx.store.conn.execute("SELECT path, state FROM files").fetchall())
+
+
+def chunk_texts(idx, path) -> str:
+    return "\n".join(t for (t,) in idx.store.conn.execute(
+        "SELECT c.text FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?",
+        (str(path),)))
+
+
+def test_atomic_saves(make_index, tmp_path):
+    """Editors write a temporary file and rename it over the original (vim, gedit, VS Code
+    with files.atomicSave, most tools writing config). Each save must leave exactly the
+    new text under the original name, whatever the temporary file was called."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    note = root / "note.md"
+    note.write_text("# Note\n\nVersion zero mentions the albatross.\n")
+    idx = make_index()
+    idx.add_root(root)
+    idx.update()
+    errors = []
+    watcher = idx.watch(lambda e: None, on_error=errors.append, debounce_s=0.2)
+    try:
+        watcher.flush()
+        # 1. a hidden temporary file (gedit's .goutputstream-XXXX, vim's .note.md.swp)
+        tmp = root / ".goutputstream-ABC123"
+        tmp.write_text("# Note\n\nVersion one mentions the bittern.\n")
+        os.replace(tmp, note)
+        watcher.flush()
+        assert wait_until(lambda: "bittern" in chunk_texts(idx, note))
+        # 2. a temporary file with an indexed extension, left long enough to be indexed
+        #    itself before the rename (a slow save, or an editor's "note.tmp.md")
+        tmp = root / "note.tmp.md"
+        tmp.write_text("# Note\n\nVersion two mentions the cormorant.\n")
+        watcher.flush()
+        assert wait_until(lambda: paths_in_store(idx).get(str(tmp)) == "indexed")
+        os.replace(tmp, note)
+        watcher.flush()
+        assert wait_until(lambda: "cormorant" in chunk_texts(idx, note)
+                          and str(tmp) not in paths_in_store(idx))
+        # 3. vim's default: rename the original to a backup, write anew, delete the backup
+        os.rename(note, root / "note.md~")
+        note.write_text("# Note\n\nVersion three mentions the dunlin.\n")
+        os.remove(root / "note.md~")
+        watcher.flush()
+        assert wait_until(lambda: "dunlin" in chunk_texts(idx, note))
+        assert errors == []
+    finally:
+        watcher.stop()
+    stored = paths_in_store(idx)
+    assert [p for p in stored if p.startswith(str(root))] == [str(note)]
+    assert stored[str(note)] == "indexed"
+    assert "dunlin" in chunk_texts(idx, note) and "cormorant" not in chunk_texts(idx, note)
+    hits = idx.search("albatross bittern cormorant dunlin", k=5)
+    assert {h.path for h in hits} == {str(note)} and len(hits) == 1
+
+
+def test_folder_renamed_and_deleted_inside_a_root(make_index, tmp_path):
+    import shutil
+
+    root = tmp_path / "docs"
+    (root / "trip" / "days").mkdir(parents=True)
+    (root / "trip" / "plan.md").write_text("The ferry to the island leaves at nine.\n")
+    (root / "trip" / "days" / "one.md").write_text("Day one: we saw a sea eagle.\n")
+    (root / "keep.md").write_text("Unrelated notes about the heron.\n")
+    idx = make_index()
+    idx.add_root(root)
+    idx.update()
+    events, errors = [], []
+    watcher = idx.watch(events.append, on_error=errors.append, debounce_s=0.2)
+    try:
+        watcher.flush()
+        events.clear()
+        os.rename(root / "trip", root / "holiday")
+        watcher.flush()
+        new = {str(root / "holiday" / "plan.md"), str(root / "holiday" / "days" / "one.md")}
+        assert wait_until(lambda: new <= set(paths_in_store(idx)))
+        assert not any("/trip/" in p for p in paths_in_store(idx))
+        assert idx.search("sea eagle", k=1)[0].path == str(root / "holiday" / "days" / "one.md")
+        # moved, not re-embedded: the same chunk rows under the new name
+        assert sum(e.report.moved for e in events) == 2
+        assert sum(e.report.added for e in events) == 0
+        shutil.rmtree(root / "holiday")
+        watcher.flush()
+        assert wait_until(lambda: set(paths_in_store(idx)) == {str(root / "keep.md")})
+        assert all("eagle" not in h.text for h in idx.search("sea eagle ferry", k=3))
+        assert errors == []
+    finally:
+        watcher.stop()
+
+
+def test_root_deleted_and_recreated(make_index, tmp_path):
+    """The root folder itself goes away (rm -rf, a synced folder re-created, a checkout
+    re-cloned) and comes back: its old files leave the index, the new ones are found."""
+    import shutil
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "old.md").write_text("The old folder talked about the ptarmigan.\n")
+    idx = make_index()
+    idx.add_root(root)
+    idx.update()
+    errors = []
+    watcher = idx.watch(lambda e: None, on_error=errors.append, debounce_s=0.2)
+    try:
+        watcher.flush()
+        shutil.rmtree(root)
+        watcher.flush()
+        assert wait_until(lambda: paths_in_store(idx) == {})
+        assert [r.path for r in idx.roots()] == [str(root)] and idx.roots()[0].missing
+        root.mkdir()
+        (root / "sub").mkdir()
+        (root / "sub" / "new.md").write_text("The new folder talks about the capercaillie.\n")
+        watcher.flush()
+        assert wait_until(lambda: str(root / "sub" / "new.md") in paths_in_store(idx), timeout=30)
+        assert not idx.roots()[0].missing
+        # and the new folder is watched as closely as the old one was
+        (root / "sub" / "later.md").write_text("Written later: the black grouse leks at dawn.\n")
+        watcher.flush()
+        assert wait_until(lambda: str(root / "sub" / "later.md") in paths_in_store(idx))
+        assert idx.search("black grouse lek", k=1)[0].path.endswith("later.md")
+        assert errors == []
+    finally:
+        watcher.stop()
+
+
+def test_moves_into_and_out_of_a_root(make_index, tmp_path):
+    root = tmp_path / "docs"
+    other = tmp_path / "papers"
+    outside = tmp_path / "downloads"
+    for folder in (root, other, outside):
+        folder.mkdir()
+    (root / "here.md").write_text("Notes that stay put, about the kestrel.\n")
+    (outside / "incoming.md").write_text("A downloaded file about the hoopoe.\n")
+    (outside / "batch").mkdir()
+    for i in range(3):
+        (outside / "batch" / f"b{i}.md").write_text(f"Batch file {i} about the wryneck number {i}.\n")
+    idx = make_index()
+    idx.add_root(root)
+    idx.add_root(other)
+    idx.update()
+    events, errors = [], []
+    watcher = idx.watch(events.append, on_error=errors.append, debounce_s=0.2)
+    try:
+        watcher.flush()
+        os.rename(outside / "incoming.md", root / "incoming.md")        # a file in
+        os.rename(outside / "batch", root / "batch")                    # a folder in
+        watcher.flush()
+        want = {str(root / "incoming.md")} | {str(root / "batch" / f"b{i}.md") for i in range(3)}
+        assert wait_until(lambda: want <= set(paths_in_store(idx)))
+        assert idx.search("hoopoe", k=1)[0].path == str(root / "incoming.md")
+        os.rename(root / "incoming.md", outside / "incoming.md")        # a file out
+        os.rename(root / "batch", outside / "batch")                    # a folder out
+        watcher.flush()
+        assert wait_until(lambda: set(paths_in_store(idx)) == {str(root / "here.md")})
+        os.rename(root / "here.md", other / "here.md")                  # between two roots
+        watcher.flush()
+        assert wait_until(lambda: set(paths_in_store(idx)) == {str(other / "here.md")})
+        row = idx.store.conn.execute("SELECT root FROM files").fetchone()
+        assert row[0] == str(other)
+        assert {r.path: r.files for r in idx.roots()} == {str(root): 0, str(other): 1}
+        assert idx.search("kestrel", k=1)[0].path == str(other / "here.md")
+        assert errors == []
+    finally:
+        watcher.stop()
+
+
+def test_one_process_indexes_while_another_searches(tmp_path, embedder, index_options):
+    """`localrag watch` in another process writes; this process, a reader holding its
+    Index open all along, searches meanwhile and sees every new chunk without reopening."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from indexer.index import Index
+
+    repo = Path(__file__).resolve().parents[1]
+    root = tmp_path / "docs"
+    write_corpus(root, 3)
+    data = tmp_path / "data"
+    env = dict(os.environ, LOCALRAG_HOME=str(data), PYTHONPATH=str(repo), HF_HUB_OFFLINE="1")
+    reader = Index(data / "index", options=index_options, embedder=embedder)
+    reader.add_root(root)
+    reader.update()            # the first index; the writer lock is released after it
+    proc = subprocess.Popen([sys.executable, "-m", "localrag", "watch", "--debounce", "0.2"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "Watching" in proc.stdout.readline()
+        assert not reader.lock.held
+        assert reader.search("volcano", k=1)[0].path.endswith("note_0000.md")
+        # one file, then a burst of 20 while the reader keeps searching
+        (root / "first.md").write_text("The first new note is about the axolotl.\n")
+        assert wait_until(lambda: any(p.path.endswith("first.md")
+                                      for p in reader.search("axolotl", k=2)), timeout=60)
+        burst = tmp_path / "burst"
+        write_corpus(burst, 20, paragraphs=1)
+        for path in sorted(burst.iterdir()):
+            os.rename(path, root / f"burst_{path.name}")
+        failures, searches = [], 0
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:   # search while the other process commits batch after batch
+                reader.search("Notes about the windmill compass beehive", k=50)
+                searches += 1
+                if reader.status().files_indexed == 3 + 1 + 20:
+                    break
+            except Exception as exc:   # noqa: BLE001 - a reader must never fail mid-write
+                failures.append(repr(exc))
+                break
+            time.sleep(0.2)
+        assert failures == [] and searches > 1
+        assert reader.status().files_indexed == 24
+        # every new file is searchable from this process: by its own words
+        for i in (0, 11, 19):
+            topic = TOPICS[i % len(TOPICS)]
+            hits = reader.search(f"Notes {i} about the {topic} paragraph 0 of file {i}", k=5)
+            assert any(h.path.endswith(f"burst_note_{i:04d}.md") for h in hits), (i, hits)
+    finally:
+        proc.send_signal(__import__("signal").SIGINT)
+        proc.wait(timeout=30)
+        reader.close()

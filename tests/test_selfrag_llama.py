@@ -175,6 +175,8 @@ def test_adaptive_decision_is_the_renormalised_probability_and_follows_the_thres
                                                         max_tokens=12, max_segments=1))
     retriever = Retriever(PASSAGES)
     answer = low.answer(QUESTION, retrieve=retriever)
+    # the engine reads the same cached logits row that measured_retrieve_probability read
+    # (same prefix, not evaluated again), so only float64 rounding separates the two
     assert answer.decision.probability == pytest.approx(prob, abs=1e-9)
     assert answer.decision.probability == pytest.approx(retrieve_probability(prob, 1 - prob))
     assert answer.decision.retrieved is True and retriever.queries
@@ -186,6 +188,8 @@ def test_adaptive_decision_is_the_renormalised_probability_and_follows_the_thres
     retriever = Retriever(PASSAGES)
     spy.calls.clear()
     answer = high.answer(QUESTION, retrieve=retriever)
+    # the engine reads the same cached logits row that measured_retrieve_probability read
+    # (same prefix, not evaluated again), so only float64 rounding separates the two
     assert answer.decision.probability == pytest.approx(prob, abs=1e-9)
     assert answer.decision.retrieved is False
     assert retriever.queries == [] and answer.passages == []

@@ -7,6 +7,7 @@ test_tui_real.py.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from pathlib import Path
@@ -396,7 +397,10 @@ async def test_index_screen_shows_roots_errors_and_watcher_events(tmp_path, docs
         screen = app.screen
         assert isinstance(screen, IndexScreen)
         assert "2 files indexed" in plain(screen.query_one("#index-counts"))
-        assert "broken.md" in plain(screen.query_one("#index-errors"))
+        from tui.widgets.index_view import ProblemTree
+
+        errors = screen.query_one(ProblemTree).shown_files("error", "unreadable")
+        assert [os.path.basename(p.path) for p in errors] == ["broken.md"]
         assert screen.query_one("#roots-table").row_count == 1
         # a watcher event from the watcher's thread
         on_event = fake.watch_callbacks[0]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from indexer.records import FileProblem, IndexStatus, RootInfo  # noqa: E402
+from indexer.records import FileProblem, IndexStatus, ProblemGroup, RootInfo  # noqa: E402
 from localrag.chats import ChatSummary  # noqa: E402
 from tui.app import LocalragApp, create_app  # noqa: E402
 from tui.screens.chats import ChatsScreen  # noqa: E402
@@ -27,8 +27,16 @@ class SnapshotAssistant(FakeAssistant):
             roots=[RootInfo("/home/me/notes", 41, 230, 0.0),
                    RootInfo("/home/me/papers", 12, 610, 0.0)],
             files_indexed=53, files_skipped=4, files_error=2, chunks=840,
-            errors=[FileProblem("/home/me/papers/scan.pdf", "error", "the PDF has no text layer"),
-                    FileProblem("/home/me/notes/old.docx", "error", "not a valid DOCX file")],
+            problems=[
+                ProblemGroup("error", "damaged", "damaged or invalid documents", 2, [
+                    FileProblem("/home/me/notes/old.docx", "error", "not a valid DOCX file", "damaged"),
+                    FileProblem("/home/me/papers/broken.pdf", "error", "cannot read PDF", "damaged")]),
+                ProblemGroup("skipped", "unsupported_type", "unsupported file types", 3, [
+                    FileProblem("/home/me/notes/photo.png", "skipped", "unsupported file type .png",
+                                "unsupported_type")]),
+                ProblemGroup("skipped", "empty", "empty files", 1, [
+                    FileProblem("/home/me/notes/todo.md", "skipped", "empty file", "empty")]),
+            ],
             db_bytes=3_500_000, hnsw_bytes=1_400_000, embedding_model="all-MiniLM-L6-v2")
 
 

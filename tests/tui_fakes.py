@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from indexer.reasons import label
 from indexer.records import (FileProblem, IndexProgress, IndexReport, IndexStatus, Passage,
-                             RootInfo)
+                             ProblemGroup, RootInfo)
 from localrag.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
 from localrag.assistant import Assistant, ModelDescription
 from localrag.errors import AnswerCancelled
@@ -126,13 +127,15 @@ class FakeAssistant(Assistant):
                 break
             if f.suffix not in (".md", ".txt"):
                 report.skipped += 1
-                self._problems.append(FileProblem(str(f), "skipped", "unsupported file type"))
+                self._problems.append(FileProblem(str(f), "skipped", "unsupported file type",
+                                                  "unsupported_type"))
                 continue
             try:
                 text = f.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 report.errors += 1
-                self._problems.append(FileProblem(str(f), "error", f"cannot read: {exc}"))
+                self._problems.append(FileProblem(str(f), "error", f"cannot read: {exc}",
+                                                  "unreadable"))
                 continue
             paragraphs = [p for p in text.split("\n\n") if p.strip()]
             passages = []
@@ -163,13 +166,24 @@ class FakeAssistant(Assistant):
                                    elapsed_s=report.elapsed_s))
         return report
 
-    def status(self) -> IndexStatus:
-        errors = [p for p in self._problems if p.state == "error"]
+    def status(self, *, per_group: int | None = 10, kind: str | None = None) -> IndexStatus:
+        groups: dict[tuple[str, str], list[FileProblem]] = {}
+        for p in sorted(self._problems, key=lambda p: p.path):
+            groups.setdefault((p.state, p.kind), []).append(p)
+        problems = [ProblemGroup(state, k, label(k), len(files), files[:per_group])
+                    for (state, k), files in sorted(groups.items(), key=lambda g: g[0][0] != "error")
+                    if kind is None or k == kind]
         return IndexStatus(roots=self.roots(), files_indexed=len(self._files),
                            files_skipped=sum(p.state == "skipped" for p in self._problems),
-                           files_error=len(errors),
-                           chunks=sum(len(v) for v in self._files.values()), errors=errors,
+                           files_error=sum(p.state == "error" for p in self._problems),
+                           chunks=sum(len(v) for v in self._files.values()), problems=problems,
                            db_bytes=4096, hnsw_bytes=0, embedding_model="fake")
+
+    def problem_files(self, state: str, kind: str | None = None, *, offset: int = 0,
+                      limit: int | None = 200) -> list[FileProblem]:
+        files = sorted((p for p in self._problems if p.state == state and kind in (None, p.kind)),
+                       key=lambda p: p.path)
+        return files[offset:None if limit is None else offset + limit]
 
     def search(self, query: str, *, k: int | None = None) -> list[Passage]:
         words = {w.lower().strip("?.,") for w in query.split()}

@@ -28,7 +28,8 @@ from localrag.errors import USER_ERRORS, AnswerCancelled, describe
 from localrag.render import answer_to_markdown
 from tui.messages import (AnswerDone, AnswerStopped, CitationSelected, FilesChanged,
                           IndexFinished, IndexProgressed, IndexStatusChanged, ModelFailed,
-                          DecisionReady, ModelLoaded, SegmentReady, ShowError)
+                          DecisionReady, ModelLoaded, ProblemFilesLoaded, SegmentReady,
+                          ShowError)
 from tui.screens.add_folder import AddFolderScreen
 from tui.screens.chat import ChatScreen
 from tui.screens.chats import ChatsScreen
@@ -502,6 +503,24 @@ class LocalragApp(App[None]):
             self.post_message(IndexStatusChanged(self.assistant.status()))
         except Exception as exc:
             self.post_message(ShowError(exc, context="Index status"))
+
+    def load_problem_page(self, state: str, kind: str, offset: int, limit: int) -> None:
+        """Fetch more files of one group of the index screen's tree (in a worker)."""
+        self._problem_page_worker(state, kind, offset, limit)
+
+    @work(thread=True, group="problems", exit_on_error=False)
+    def _problem_page_worker(self, state: str, kind: str, offset: int, limit: int) -> None:
+        try:
+            files = self.assistant.problem_files(state, kind, offset=offset, limit=limit)
+        except Exception as exc:
+            self.post_message(ShowError(exc, context="Index status"))
+            return
+        self.post_message(ProblemFilesLoaded(state, kind, offset, files))
+
+    def on_problem_files_loaded(self, message: ProblemFilesLoaded) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, IndexScreen) and screen.is_mounted:
+                screen.add_problem_page(message)
 
     def _refresh_index_views(self) -> None:
         for screen in self.screen_stack:

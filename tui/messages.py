@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from indexer.records import IndexProgress, IndexReport, IndexStatus, WatchEvent
+    from indexer.records import FileProblem, IndexProgress, IndexReport, IndexStatus, WatchEvent
     from localrag.answer import Answer, RetrievalDecision, Segment
     from localrag.assistant import ModelDescription
 
@@ -82,6 +82,17 @@ class IndexStatusChanged(Message):
     def __init__(self, status: "IndexStatus") -> None:
         super().__init__()
         self.status = status
+
+
+class ProblemFilesLoaded(Message):
+    """One more page of a group of files not indexed (for the index screen's tree)."""
+
+    def __init__(self, state: str, kind: str, offset: int, files: list["FileProblem"]) -> None:
+        super().__init__()
+        self.state = state
+        self.kind = kind
+        self.offset = offset
+        self.files = files
 
 
 class FilesChanged(Message):

@@ -10,10 +10,11 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, RichLog, Static
 
-from tui.widgets.index_view import IndexOverview, IndexProgressView
+from tui.widgets.index_view import IndexOverview, IndexProgressView, ProblemTree
 
 if TYPE_CHECKING:
     from tui.app import LocalragApp
+    from tui.messages import ProblemFilesLoaded
 
 
 class IndexScreen(Screen[None]):
@@ -57,6 +58,10 @@ class IndexScreen(Screen[None]):
             view.show_finished(app.index_result)
         else:
             view.display = False
+
+    def add_problem_page(self, message: "ProblemFilesLoaded") -> None:
+        self.query_one(ProblemTree).add_page(message.state, message.kind, message.offset,
+                                             message.files)
 
     def add_watch_line(self, line: str) -> None:
         self.query_one("#watch-log", RichLog).write(line)
