@@ -1,0 +1,701 @@
+"""Download a model file: `localrag models pull` (the only code that opens a connection).
+
+huggingface_hub does the HTTP: a HEAD request for what the source publishes (size, ETag,
+commit, the CDN location), then a GET that resumes with a Range header, retries
+transient failures and honours HTTPS_PROXY / HTTP_PROXY / ALL_PROXY / NO_PROXY and a
+custom hub address (the `endpoint`, from HF_ENDPOINT). Around it this module keeps
+localrag's promises:
+
+- The bytes go to `FILE.part` in the models folder, with `FILE.part.json` naming the
+  source and its ETag. Only the finished, checked file is renamed (atomically, same
+  folder) to `FILE`, so no half or unchecked file ever carries a model's name. An
+  interrupted pull (Ctrl+C, Cancel, a dropped connection, a crash) resumes from the
+  `.part` file when the source still publishes the same ETag and size.
+- The check before the rename: the size against what the source announced, the SHA-256
+  against the hub's ETag when the ETag is one (large files on the hub), then the checks
+  of `localrag models FILE` (models/inspect.py): a GGUF file, its architecture, and a
+  kind localrag can run (a catalogue entry must be what it claims: Self-RAG).
+- Every failure is a ModelPullError naming the cause and the fix.
+
+huggingface_hub reads HF_HUB_OFFLINE once, at import; localrag sets it (see
+localrag/network.py) so that nothing else can reach the network. The caller decides
+whether the person allowed this pull; `pull` then lifts the library's offline switch
+for its own requests only, one pull at a time.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import hashlib
+import json
+import os
+import re
+import shutil
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from models.catalogue import CATALOGUE, DEFAULT_NAME, CatalogueEntry, find_entry
+from models.errors import ModelError, ModelFileError, ModelPullError, PullCancelled
+from models.inspect import ModelFileInfo, inspect_gguf
+
+DEFAULT_ENDPOINT = "https://huggingface.co"
+CHUNK_BYTES = 1 << 20
+"""Bytes per read: progress and Cancel are seen at least once per MiB (huggingface_hub's
+own default, 10 MiB, would make Cancel wait for up to 10 MiB on a slow line)."""
+SPACE_MARGIN_BYTES = 50_000_000
+"""Free space kept beyond the file itself (the settings file, the index, logs)."""
+REPORT_INTERVAL_S = 0.1
+SPEED_WINDOW_S = 5.0
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+_one_pull = threading.Lock()
+
+
+def default_endpoint() -> str:
+    """The hub's address: $HF_ENDPOINT (read now, not at import) or huggingface.co."""
+    return (os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/")
+
+
+# -- what to download ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PullSource:
+    """One file to pull: a catalogue entry, a file in a hub repository, or a URL."""
+
+    text: str                       # as the person gave it
+    filename: str                   # the name it gets in the models folder
+    repo: str | None = None         # hub repository "owner/name"
+    path_in_repo: str | None = None
+    url: str | None = None          # a direct URL instead of a hub file
+    entry: CatalogueEntry | None = None
+
+    def resolve_url(self, endpoint: str) -> str:
+        if self.url is not None:
+            return self.url
+        from huggingface_hub import hf_hub_url
+
+        assert self.repo is not None and self.path_in_repo is not None
+        return hf_hub_url(self.repo, self.path_in_repo, endpoint=endpoint)
+
+    @property
+    def described(self) -> str:
+        if self.entry is not None:
+            return f"{self.entry.name} ({self.repo}/{self.path_in_repo})"
+        return self.url or f"{self.repo}/{self.path_in_repo}"
+
+
+def parse_source(text: str | None) -> PullSource:
+    """A catalogue name (`selfrag-7b`, `selfrag-7b:q8_0`), `OWNER/REPO/FILE.gguf` on the
+    Hugging Face Hub, or an https:// URL of a .gguf file. ModelPullError otherwise."""
+    text = (text or DEFAULT_NAME).strip()
+    names = ", ".join(e.name for e in CATALOGUE)
+    if "://" in text:
+        parts = urlsplit(text)
+        if parts.scheme not in ("https", "http") or not parts.hostname:
+            raise ModelPullError(f"Cannot download {text!r}: not an https:// address.",
+                                 hint="give an https:// URL of a .gguf file")
+        if parts.scheme == "http" and parts.hostname not in _LOOPBACK:
+            raise ModelPullError(
+                f"Refusing the unencrypted address {text}.",
+                hint="use the https:// address of the file (plain http only for this machine)")
+        filename = _checked_filename(unquote(parts.path.rsplit("/", 1)[-1]), text)
+        return PullSource(text=text, filename=filename, url=text)
+    if "/" in text:
+        pieces = [p for p in text.split("/")]
+        if len(pieces) < 3 or not all(pieces):
+            raise ModelPullError(
+                f"{text!r} names a repository but no file.",
+                hint=f"give OWNER/REPO/FILE.gguf (the file list is on "
+                f"{default_endpoint()}/{'/'.join(pieces[:2])}/tree/main), or a catalogue "
+                f"name: {names}")
+        path_in_repo = "/".join(pieces[2:])
+        filename = _checked_filename(pieces[-1], text)
+        return PullSource(text=text, filename=filename, repo="/".join(pieces[:2]),
+                          path_in_repo=path_in_repo)
+    entry = find_entry(text)
+    if entry is None:
+        raise ModelPullError(f"No model called {text!r} in the catalogue.",
+                             hint=f"use one of {names}, OWNER/REPO/FILE.gguf on the "
+                             "Hugging Face Hub, or an https:// URL (list: localrag models)")
+    return PullSource(text=text, filename=entry.filename, repo=entry.repo,
+                      path_in_repo=entry.filename, entry=entry)
+
+
+def _checked_filename(name: str, text: str) -> str:
+    if not name.lower().endswith(".gguf") or name.startswith(".") or "\\" in name:
+        raise ModelPullError(
+            f"{text} does not name a .gguf file.",
+            hint="localrag runs GGUF files (llama.cpp format): pick a file ending in .gguf")
+    return name
+
+
+# -- progress ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PullProgress:
+    """Where a pull stands; `phase`: connecting, downloading, verifying or done."""
+
+    phase: str
+    filename: str
+    done_bytes: int = 0
+    total_bytes: int | None = None
+    resumed_from: int = 0           # bytes that were already there from an earlier pull
+    speed_bps: float = 0.0          # over the last few seconds
+    elapsed_s: float = 0.0
+
+    @property
+    def fraction(self) -> float | None:
+        return self.done_bytes / self.total_bytes if self.total_bytes else None
+
+    @property
+    def eta_s(self) -> float | None:
+        if not self.total_bytes or self.speed_bps <= 0:
+            return None
+        return max(self.total_bytes - self.done_bytes, 0) / self.speed_bps
+
+
+ProgressCallback = Callable[[PullProgress], None]
+
+
+class _Meter:
+    """Counts bytes, reports speed and ETA, and stops the transfer on cancel.
+
+    huggingface_hub's http_get takes a tqdm-like class; an instance of this one (through
+    functools.partial, which the library accepts) gets `update(n)` before each chunk is
+    written, so raising PullCancelled there leaves the .part file a clean prefix."""
+
+    def __init__(self, state: "_Transfer", **kwargs: Any) -> None:
+        self.state = state
+        state.total = state.total or kwargs.get("total")    # the announced size wins
+        self.n = int(kwargs.get("initial") or 0)
+
+    def update(self, n: float | None = 1) -> bool:
+        self.n += int(n or 0)
+        self.state.advance(self.n, "downloading")
+        return True
+
+    def update_transfer(self, n: int) -> None:    # called by the library; counted in update
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def set_description(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def __enter__(self) -> "_Meter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Transfer:
+    def __init__(self, filename: str, progress: ProgressCallback | None,
+                 cancel: threading.Event | None) -> None:
+        self.filename = filename
+        self.progress = progress
+        self.cancel = cancel
+        self.total: int | None = None
+        self.resumed_from = 0
+        self.done = 0
+        self.start = time.monotonic()
+        self.samples: deque[tuple[float, int]] = deque()
+        self.last_report = 0.0
+
+    def check_cancel(self) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise PullCancelled("cancelled")          # the message is written by `pull`
+
+    def advance(self, done: int, phase: str, *, force: bool = False) -> None:
+        self.check_cancel()
+        now = time.monotonic()
+        self.done = done
+        if phase == "downloading":
+            self.samples.append((now, done))
+            while len(self.samples) > 2 and now - self.samples[0][0] > SPEED_WINDOW_S:
+                self.samples.popleft()
+        if force or now - self.last_report >= REPORT_INTERVAL_S:
+            self.last_report = now
+            self.report(phase)
+
+    def speed(self) -> float:
+        if len(self.samples) < 2:
+            return 0.0
+        (t0, b0), (t1, b1) = self.samples[0], self.samples[-1]
+        return (b1 - b0) / (t1 - t0) if t1 > t0 else 0.0
+
+    def report(self, phase: str) -> None:
+        if self.progress is not None:
+            self.progress(PullProgress(
+                phase=phase, filename=self.filename, done_bytes=self.done,
+                total_bytes=self.total, resumed_from=self.resumed_from,
+                speed_bps=self.speed() if phase == "downloading" else 0.0,
+                elapsed_s=time.monotonic() - self.start))
+
+
+# -- the result --------------------------------------------------------------------------------
+
+@dataclass
+class PullResult:
+    source: PullSource
+    path: Path
+    info: ModelFileInfo
+    downloaded_bytes: int           # bytes transferred by this pull
+    resumed_from: int               # bytes kept from an earlier, interrupted pull
+    elapsed_s: float
+    already_installed: bool = False
+    replaced: bool = False          # an older file of the same name was replaced
+
+
+@dataclass(frozen=True)
+class _Remote:
+    url: str                # what was asked for
+    download_url: str       # where the bytes are (a CDN after the hub's redirect)
+    size: int | None
+    etag: str | None
+    commit: str | None
+
+
+# -- pulling -----------------------------------------------------------------------------------
+
+def part_path(models_dir: Path, filename: str) -> Path:
+    """Where an unfinished download of `filename` lives."""
+    return Path(models_dir) / (filename + ".part")
+
+
+def partial_bytes(models_dir: Path, filename: str) -> int:
+    """Bytes of an unfinished download of `filename` (0 when there is none)."""
+    try:
+        return part_path(models_dir, filename).stat().st_size
+    except OSError:
+        return 0
+
+
+def pull(source: PullSource, models_dir: Path, *, endpoint: str | None = None,
+         progress: ProgressCallback | None = None,
+         cancel: threading.Event | None = None) -> PullResult:
+    """Download `source` into `models_dir`, check it, and rename it into place.
+
+    Resumes an earlier partial download of the same file. Raises ModelPullError
+    (PullCancelled when `cancel` was set or Ctrl+C was pressed)."""
+    if not _one_pull.acquire(blocking=False):
+        raise ModelPullError("Another model download is running in this program.",
+                             hint="wait for it to finish or cancel it first")
+    try:
+        return _pull(source, Path(models_dir), endpoint or default_endpoint(), progress, cancel)
+    finally:
+        _one_pull.release()
+
+
+def _pull(source: PullSource, models_dir: Path, endpoint: str,
+          progress: ProgressCallback | None, cancel: threading.Event | None) -> PullResult:
+    start = time.monotonic()
+    state = _Transfer(source.filename, progress, cancel)
+    final = models_dir / source.filename
+    part = part_path(models_dir, source.filename)
+    record = part.with_name(part.name + ".json")
+    try:
+        models_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _disk_error(exc, models_dir, None) from exc
+    url = source.resolve_url(endpoint)
+    state.report("connecting")
+    remote = _ask_source(source, url, endpoint, state)
+    state.total = remote.size
+
+    if final.is_file() and remote.size is not None and final.stat().st_size == remote.size:
+        info = inspect_gguf(final)       # the person's file: described, never deleted
+        state.done = remote.size
+        state.report("done")
+        return PullResult(source, final.resolve(), info, 0, 0, time.monotonic() - start,
+                          already_installed=True)
+
+    resume = _resumable_bytes(part, record, remote)
+    state.resumed_from = state.done = resume
+    if remote.size is not None:
+        _check_space(models_dir, remote.size - resume, remote.size, source)
+    try:
+        record.write_text(json.dumps({**asdict(remote), "source": source.text}),
+                          encoding="utf-8")
+        with part.open("ab" if resume else "wb") as f:
+            _download(source, remote, f, resume, state, endpoint)
+    except PullCancelled:
+        raise _cancelled(source, part, remote) from None
+    except KeyboardInterrupt:
+        raise _cancelled(source, part, remote) from None
+    except OSError as exc:
+        if "Consistency check failed" in str(exc):
+            got = partial_bytes(models_dir, source.filename)
+            _discard(part, record)
+            raise ModelPullError(
+                f"{source.described}: the source announced {_size(remote.size)} "
+                f"({remote.size} bytes) but sent {got} bytes; nothing was kept.",
+                hint="run the pull again later; if it keeps failing the source is broken: "
+                "pick another conversion (localrag models lists them)") from None
+        raise _disk_error(exc, models_dir, remote.size) from None
+    downloaded = partial_bytes(models_dir, source.filename) - resume
+
+    info = _verify(source, part, record, remote, state)
+    replaced = final.exists()
+    try:
+        os.replace(part, final)
+    except OSError as exc:
+        raise ModelPullError(f"Cannot move the checked download to {final}: {exc}",
+                             hint=f"check the permissions of {models_dir}") from exc
+    record.unlink(missing_ok=True)
+    info.path = final.resolve()
+    state.done = info.size_bytes
+    state.report("done")
+    return PullResult(source, final.resolve(), info, downloaded, resume,
+                      time.monotonic() - start, replaced=replaced)
+
+
+@contextmanager
+def _hub_online() -> Iterator[None]:
+    """Lift huggingface_hub's offline switch (and use 1 MiB reads) for this pull only."""
+    from huggingface_hub import constants
+
+    saved = constants.HF_HUB_OFFLINE, constants.DOWNLOAD_CHUNK_SIZE
+    constants.HF_HUB_OFFLINE = False
+    constants.DOWNLOAD_CHUNK_SIZE = CHUNK_BYTES
+    try:
+        yield
+    finally:
+        constants.HF_HUB_OFFLINE, constants.DOWNLOAD_CHUNK_SIZE = saved
+
+
+def _token(source: PullSource) -> bool | None:
+    # None: the person's Hugging Face login (HF_TOKEN or `hf auth login`), for gated hub
+    # repositories; never sent with a direct URL to some other server.
+    return False if source.url is not None else None
+
+
+def _ask_source(source: PullSource, url: str, endpoint: str, state: _Transfer) -> _Remote:
+    from huggingface_hub import get_hf_file_metadata
+
+    try:
+        with _hub_online():
+            meta = get_hf_file_metadata(url, token=_token(source), endpoint=endpoint)
+            size = meta.size
+            location = meta.location or url
+            if size is None and location != url:
+                # a direct URL that redirects elsewhere: the size is on the final answer
+                size = get_hf_file_metadata(location, token=False).size
+    except KeyboardInterrupt:
+        raise PullCancelled(f"Stopped {source.described} before the download began.",
+                            hint="run the same command again") from None
+    except Exception as exc:
+        raise explain_network_error(exc, source, url, endpoint) from None
+    state.check_cancel()
+    return _Remote(url=url, download_url=location, size=size, etag=meta.etag,
+                   commit=meta.commit_hash)
+
+
+def _download(source: PullSource, remote: _Remote, f: Any, resume: int, state: _Transfer,
+              endpoint: str) -> None:
+    from huggingface_hub.file_download import http_get
+    from huggingface_hub.utils import build_hf_headers
+
+    same_host = urlsplit(remote.url).netloc == urlsplit(remote.download_url).netloc
+    headers = build_hf_headers(token=_token(source) if same_host else False)
+    meter = functools.partial(_Meter, state)
+    try:
+        with _hub_online():
+            http_get(remote.download_url, f, resume_size=resume, headers=headers,
+                     expected_size=remote.size, displayed_filename=source.filename,
+                     tqdm_class=meter)     # type: ignore[arg-type]
+    except (PullCancelled, KeyboardInterrupt):
+        raise
+    except OSError as exc:
+        if _is_http_error(exc) or _is_network_error(exc):
+            raise explain_network_error(exc, source, remote.download_url, endpoint) from None
+        raise
+    except Exception as exc:
+        raise explain_network_error(exc, source, remote.download_url, endpoint) from None
+    state.advance(f.tell(), "downloading", force=True)
+
+
+def _resumable_bytes(part: Path, record: Path, remote: _Remote) -> int:
+    """Bytes of `part` that belong to the file the source publishes now (0: start over)."""
+    have = part.stat().st_size if part.is_file() else 0
+    if not have:
+        return 0
+    try:
+        old = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
+    same = (old.get("url") == remote.url and old.get("size") == remote.size
+            and old.get("etag") == remote.etag and (remote.etag or remote.size))
+    if not same or (remote.size is not None and have > remote.size):
+        return 0
+    return have
+
+
+def _verify(source: PullSource, part: Path, record: Path, remote: _Remote,
+            state: _Transfer) -> ModelFileInfo:
+    size = part.stat().st_size
+    if remote.size is not None and size != remote.size:
+        _discard(part, record)
+        raise ModelPullError(
+            f"{source.described}: the download has {size} bytes, the source announced "
+            f"{remote.size}; nothing was kept.", hint="run the pull again")
+    if remote.etag and _SHA256.match(remote.etag):
+        digest = hashlib.sha256()
+        done = 0
+        state.report("verifying")
+        try:
+            with part.open("rb") as f:
+                while block := f.read(CHUNK_BYTES * 4):
+                    digest.update(block)
+                    done += len(block)
+                    state.advance(done, "verifying")
+        except KeyboardInterrupt:
+            raise _cancelled(source, part, remote) from None
+        except PullCancelled:
+            raise _cancelled(source, part, remote) from None
+        if digest.hexdigest() != remote.etag:
+            _discard(part, record)
+            raise ModelPullError(
+                f"{source.described}: the download does not match the SHA-256 checksum the "
+                f"source publishes (expected {remote.etag[:12]}…, got "
+                f"{digest.hexdigest()[:12]}…); it was deleted.",
+                hint="run the pull again; if it fails again the source or a proxy in between "
+                "is damaging the file")
+    try:
+        info = inspect_gguf(part)
+    except ModelFileError as exc:
+        head = _head_text(part)
+        _discard(part, record)
+        what = (f"a damaged GGUF file ({exc.message.replace(str(part), 'the download')})"
+                if head.startswith("GGUF") else
+                f"not a GGUF model file: it starts with {head!r}")
+        raise ModelPullError(
+            f"What {source.described} sent is {what}. It was deleted.",
+            hint="pick a file in GGUF format (llama.cpp); for OWNER/REPO/FILE.gguf check "
+            "the name in the repository's file list") from None
+    try:
+        return _check_kind(source, part, info)
+    except ModelPullError:
+        _discard(part, record)
+        raise
+
+
+def _check_kind(source: PullSource, path: Path, info: ModelFileInfo) -> ModelFileInfo:
+    expected = source.entry.kind if source.entry is not None else None
+    if expected is not None and info.kind != expected:
+        raise ModelPullError(
+            f"{source.described} is a GGUF file but not a {expected} model: {info.reason}. "
+            "It was not installed.",
+            hint="the repository may have changed; try another variant (localrag models)")
+    if info.kind == "unsupported":
+        raise ModelPullError(
+            f"{source.described} is a GGUF file localrag cannot run: {info.reason}. "
+            "It was not installed.",
+            hint="pick a Self-RAG conversion (localrag models pull selfrag-7b) or an "
+            "instruct model with a chat template")
+    return info
+
+
+def _check_space(folder: Path, needed: int, total: int, source: PullSource) -> None:
+    free = shutil.disk_usage(folder).free
+    if free < needed + SPACE_MARGIN_BYTES:
+        raise ModelPullError(
+            f"Not enough disk space for {source.described}: it needs {_size(needed)} more "
+            f"({_size(total)} in all), {folder} has {_size(free)} free.",
+            hint="free some space, or keep models elsewhere: --data-dir DIR or "
+            "LOCALRAG_HOME=DIR (models go to DIR/models)")
+
+
+def _cancelled(source: PullSource, part: Path, remote: _Remote) -> PullCancelled:
+    have = part.stat().st_size if part.is_file() else 0
+    of = f" of {_size(remote.size)}" if remote.size else ""
+    return PullCancelled(
+        f"Download of {source.described} stopped at {_size(have)}{of}; the part is kept in "
+        f"{part}.",
+        hint=f"run `localrag models pull {source.text}` again to resume where it stopped")
+
+
+def _discard(*paths: Path) -> None:
+    for p in paths:
+        try:
+            p.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def _head_text(path: Path) -> str:
+    try:
+        with path.open("rb") as f:
+            return f.read(24).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "an unknown size"
+    if n >= 1e9:
+        return f"{n / 1e9:.2f} GB"
+    if n >= 1e6:
+        return f"{n / 1e6:.1f} MB"
+    return f"{n / 1e3:.1f} kB"
+
+
+format_size = _size
+
+
+# -- errors for people -----------------------------------------------------------------------
+
+def _is_http_error(exc: BaseException) -> bool:
+    from huggingface_hub.errors import HfHubHTTPError
+
+    return isinstance(exc, HfHubHTTPError)
+
+
+def _httpx():
+    try:
+        import httpx2 as httpx              # huggingface_hub >= 2
+    except ImportError:                     # pragma: no cover - huggingface_hub 1.x
+        import httpx  # type: ignore[no-redef]
+    return httpx
+
+
+def _is_network_error(exc: BaseException) -> bool:
+    return isinstance(exc, _httpx().TransportError)
+
+
+def _proxy_for(url: str) -> str | None:
+    """The proxy the environment sets for `url` (HTTPS_PROXY, ...), None when it goes direct."""
+    import urllib.request
+
+    parts = urlsplit(url)
+    if urllib.request.proxy_bypass_environment(parts.hostname or ""):
+        return None
+    proxies = urllib.request.getproxies_environment()
+    return proxies.get(parts.scheme) or proxies.get("all")
+
+
+def _disk_error(exc: OSError, folder: Path, total: int | None) -> ModelError:
+    if exc.errno == errno.EFBIG:
+        return ModelPullError(
+            f"The file system of {folder} cannot hold a file this large "
+            f"({_size(total)}; FAT32 stops at 4 GB).",
+            hint="keep models on another disk: --data-dir DIR or LOCALRAG_HOME=DIR")
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        try:
+            free = _size(shutil.disk_usage(folder).free)
+        except OSError:
+            free = "?"
+        return ModelPullError(
+            f"The disk is full: cannot write the model into {folder} ({free} free"
+            + (f", the model needs {_size(total)}" if total else "") + "). The part "
+            "downloaded so far is kept.",
+            hint="free some space and run the pull again (it resumes), or keep models "
+            "elsewhere with --data-dir DIR or LOCALRAG_HOME=DIR")
+    return ModelPullError(f"Cannot write the model into {folder}: {exc.strerror or exc}",
+                          hint=f"check that {folder} exists and is writable")
+
+
+def explain_network_error(exc: BaseException, source: PullSource, url: str,
+                          endpoint: str) -> ModelError:
+    """A ModelPullError naming the cause and the fix for a failed request to `url`."""
+    if isinstance(exc, ModelError):
+        return exc
+    httpx = _httpx()
+    host = urlsplit(url).netloc or url
+    proxy = _proxy_for(url)
+    mirror = (f" (HF_ENDPOINT={endpoint})" if source.url is None
+              and endpoint != DEFAULT_ENDPOINT else "")
+    from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, HFValidationError,
+                                        OfflineModeIsEnabled, RemoteEntryNotFoundError,
+                                        RepositoryNotFoundError, RevisionNotFoundError)
+
+    if isinstance(exc, HfHubHTTPError):
+        status = exc.response.status_code if exc.response is not None else None
+        page = f"{endpoint}/{source.repo}" if source.repo else url
+        if isinstance(exc, GatedRepoError) or status in (401, 403):
+            what = ("is gated: its owner asks people to accept terms first"
+                    if isinstance(exc, GatedRepoError) else
+                    "does not exist, or is private or gated")
+            return ModelPullError(
+                f"Access to {source.described} was refused (HTTP {status}): the repository "
+                f"{what}.",
+                hint=f"check the name on {page}; for a gated or private repository accept "
+                "its terms there and log in (`hf auth login`, or set HF_TOKEN)"
+                if source.url is None else f"check the address; the server at {host} "
+                "wants a login localrag cannot give: download the file in a browser and "
+                "check it with `localrag models FILE`")
+        if status == 404 or isinstance(exc, (RepositoryNotFoundError, RevisionNotFoundError,
+                                             RemoteEntryNotFoundError)):
+            if source.url is not None:
+                return ModelPullError(f"Nothing at {url} (HTTP {status}).",
+                                      hint="check the address (copy the file's download link)")
+            if isinstance(exc, RepositoryNotFoundError):
+                return ModelPullError(
+                    f"The repository {source.repo} was not found (HTTP {status}){mirror}.",
+                    hint=f"check the name on {page}")
+            return ModelPullError(
+                f"{source.repo} has no file {source.path_in_repo} (HTTP {status}){mirror}.",
+                hint=f"see the file list on {page}/tree/main and give "
+                "OWNER/REPO/FILE.gguf with the exact name")
+        if status == 407:
+            return ModelPullError(
+                f"The proxy {proxy or ''} wants a login (HTTP 407).",
+                hint="put the user name and password in the proxy variable: "
+                "HTTPS_PROXY=http://USER:PASSWORD@HOST:PORT")
+        if status == 416:
+            return ModelPullError(
+                f"{host} refused to resume the download (HTTP 416).",
+                hint=f"delete the .part file of {source.filename} in the models folder and "
+                "run the pull again")
+        return ModelPullError(
+            f"{host} answered HTTP {status} for {source.described}.",
+            hint="try again later; 5xx answers mean the server has a problem"
+            if status and status >= 500 else "check the name or address")
+    if isinstance(exc, OfflineModeIsEnabled):
+        return ModelPullError(f"huggingface_hub is in offline mode: {exc}",
+                              hint="unset HF_HUB_OFFLINE for this command")
+    if isinstance(exc, httpx.ProxyError) or (proxy and isinstance(exc, httpx.ConnectError)):
+        return ModelPullError(
+            f"The proxy {proxy} failed while connecting to {host}: {_reason(exc)}.",
+            hint="check HTTPS_PROXY / HTTP_PROXY / ALL_PROXY (or unset them to connect "
+            "directly); hosts in NO_PROXY are reached without the proxy")
+    if isinstance(exc, httpx.ConnectError):
+        reason = _reason(exc)
+        refused = "refused" in reason.lower()
+        return ModelPullError(
+            f"Cannot connect to {host}{mirror}: "
+            + ("the connection was refused" if refused else reason) + ".",
+            hint=("nothing answers at that address: check HF_ENDPOINT or the URL"
+                  if refused and (mirror or source.url) else
+                  "check the internet connection (and HTTPS_PROXY if you need a proxy)")
+            + "; run the same command again to continue")
+    if isinstance(exc, httpx.TimeoutException):
+        return ModelPullError(
+            f"{host} did not answer in time{mirror}.",
+            hint="run the same command again (it resumes); on a slow line raise "
+            "HF_HUB_DOWNLOAD_TIMEOUT (seconds, default 10)")
+    if isinstance(exc, httpx.TransportError):
+        return ModelPullError(
+            f"The connection to {host} failed: {_reason(exc)}.",
+            hint="run the same command again (it resumes)")
+    if isinstance(exc, HFValidationError):
+        return ModelPullError(f"{source.text!r} is not a valid repository name: {exc}",
+                              hint="give OWNER/REPO/FILE.gguf as on the Hugging Face Hub")
+    return ModelPullError(f"Downloading {source.described} failed: {type(exc).__name__}: {exc}",
+                          hint="run the same command again")
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0][:200]
