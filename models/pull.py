@@ -145,12 +145,16 @@ class PullProgress:
     """Where a pull stands; `phase`: connecting, downloading, verifying or done."""
 
     phase: str
-    filename: str
+    source: PullSource
     done_bytes: int = 0
     total_bytes: int | None = None
     resumed_from: int = 0           # bytes that were already there from an earlier pull
     speed_bps: float = 0.0          # over the last few seconds
     elapsed_s: float = 0.0
+
+    @property
+    def filename(self) -> str:
+        return self.source.filename
 
     @property
     def fraction(self) -> float | None:
@@ -200,9 +204,9 @@ class _Meter:
 
 
 class _Transfer:
-    def __init__(self, filename: str, progress: ProgressCallback | None,
+    def __init__(self, source: PullSource, progress: ProgressCallback | None,
                  cancel: threading.Event | None) -> None:
-        self.filename = filename
+        self.source = source
         self.progress = progress
         self.cancel = cancel
         self.total: int | None = None
@@ -237,7 +241,7 @@ class _Transfer:
     def report(self, phase: str) -> None:
         if self.progress is not None:
             self.progress(PullProgress(
-                phase=phase, filename=self.filename, done_bytes=self.done,
+                phase=phase, source=self.source, done_bytes=self.done,
                 total_bytes=self.total, resumed_from=self.resumed_from,
                 speed_bps=self.speed() if phase == "downloading" else 0.0,
                 elapsed_s=time.monotonic() - self.start))
@@ -300,7 +304,7 @@ def pull(source: PullSource, models_dir: Path, *, endpoint: str | None = None,
 def _pull(source: PullSource, models_dir: Path, endpoint: str,
           progress: ProgressCallback | None, cancel: threading.Event | None) -> PullResult:
     start = time.monotonic()
-    state = _Transfer(source.filename, progress, cancel)
+    state = _Transfer(source, progress, cancel)
     final = models_dir / source.filename
     part = part_path(models_dir, source.filename)
     record = part.with_name(part.name + ".json")
@@ -360,18 +364,28 @@ def _pull(source: PullSource, models_dir: Path, endpoint: str,
                       time.monotonic() - start, replaced=replaced)
 
 
+_HUB_SETTINGS = {
+    "HF_HUB_OFFLINE": False,            # the caller checked that the person allows this pull
+    "HF_HUB_DISABLE_TELEMETRY": True,   # else building the headers fetches an "agent
+                                        # harness" registry from the endpoint (2.x)
+    "DOWNLOAD_CHUNK_SIZE": CHUNK_BYTES,
+}
+
+
 @contextmanager
 def _hub_online() -> Iterator[None]:
-    """Lift huggingface_hub's offline switch (and use 1 MiB reads) for this pull only."""
+    """huggingface_hub set up for this pull's requests only, and nothing more: online,
+    no telemetry requests, 1 MiB reads; the process's settings come back afterwards."""
     from huggingface_hub import constants
 
-    saved = constants.HF_HUB_OFFLINE, constants.DOWNLOAD_CHUNK_SIZE
-    constants.HF_HUB_OFFLINE = False
-    constants.DOWNLOAD_CHUNK_SIZE = CHUNK_BYTES
+    saved = {name: getattr(constants, name) for name in _HUB_SETTINGS}
+    for name, value in _HUB_SETTINGS.items():
+        setattr(constants, name, value)
     try:
         yield
     finally:
-        constants.HF_HUB_OFFLINE, constants.DOWNLOAD_CHUNK_SIZE = saved
+        for name, value in saved.items():
+            setattr(constants, name, value)
 
 
 def _token(source: PullSource) -> bool | None:
@@ -407,10 +421,10 @@ def _download(source: PullSource, remote: _Remote, f: Any, resume: int, state: _
     from huggingface_hub.utils import build_hf_headers
 
     same_host = urlsplit(remote.url).netloc == urlsplit(remote.download_url).netloc
-    headers = build_hf_headers(token=_token(source) if same_host else False)
     meter = functools.partial(_Meter, state)
     try:
         with _hub_online():
+            headers = build_hf_headers(token=_token(source) if same_host else False)
             http_get(remote.download_url, f, resume_size=resume, headers=headers,
                      expected_size=remote.size, displayed_filename=source.filename,
                      tqdm_class=meter)     # type: ignore[arg-type]

@@ -7,19 +7,10 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, ProgressBar, Static
 
 from indexer.records import IndexProgress, IndexReport, IndexStatus, WatchEvent
+from localrag.model_files import duration
 
 
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "?"
-    seconds = int(round(seconds))
-    if seconds < 60:
-        return f"{seconds}s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes}m{seconds:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m"
+_duration = duration
 
 
 def progress_summary(p: IndexProgress) -> str:
