@@ -5,9 +5,10 @@ in the app's model picker), and only when the person starts it. To hold every li
 that (sentence-transformers and huggingface_hub would otherwise look things up on the
 Hub), `stay_offline()` sets HF_HUB_OFFLINE=1 and TRANSFORMERS_OFFLINE=1 for this process
 unless the person set them. The pull asks `offline_reason()` first: it refuses when the
-person set either variable to a true value, or passed --offline; the variables localrag
-set itself do not count (models/pull.py then lifts huggingface_hub's switch for its own
-requests only).
+person set HF_HUB_OFFLINE to a true value (huggingface_hub's reading: 1, ON, YES, TRUE),
+or passed --offline; the value localrag set itself does not count (models/pull.py then
+lifts huggingface_hub's switch for its own requests only). TRANSFORMERS_OFFLINE is about
+transformers' own look-ups and does not stop a pull.
 """
 
 from __future__ import annotations
@@ -35,10 +36,10 @@ def offline_reason(*, flag: bool = False) -> str | None:
     """Why a download must not happen now, in words; None when it may."""
     if flag:
         return "--offline was given"
-    for name in OFFLINE_VARIABLES:
-        value = os.environ.get(name)
-        if name in _set_here and value == _set_here[name]:
-            continue                         # localrag's own safety setting
-        if _true(value):
-            return f"{name}={value} is set"
+    name = "HF_HUB_OFFLINE"
+    value = os.environ.get(name)
+    if name in _set_here and value == _set_here[name]:
+        return None                          # localrag's own safety setting
+    if _true(value):
+        return f"{name}={value} is set"
     return None

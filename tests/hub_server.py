@@ -8,7 +8,7 @@ It answers the URL shapes huggingface_hub uses, with the headers it reads
   X-Linked-Etag (the SHA-256 of the content) and X-Linked-Size. An unknown repository
   gets 401 with X-Error-Code: RepoNotFound and an unknown file 404 with EntryNotFound,
   as on the hub.
-- GET/HEAD {cdn}/blobs/{sha256}: the bytes, with ETag, Accept-Ranges, Content-Length, and
+- GET/HEAD {cdn}/blobs/{sha256}[/NAME]: the bytes, with ETag, Accept-Ranges, Content-Length, and
   206 Partial Content + Content-Range for `Range: bytes=START-`.
 
 Knobs for failures: `announce` (a different X-Linked-Size), `serve` (different bytes than
@@ -166,8 +166,9 @@ def _handler(owner: HubServer, role: str) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
 
         def _blob(self, body: bool) -> None:
-            sha = self.path.rsplit("/", 1)[-1]
-            data = state.blob(sha)
+            m = re.match(r"^/blobs/([0-9a-f]{64})(/[^/]+)?$", self.path)
+            sha = m.group(1) if m else ""                     # /blobs/SHA or /blobs/SHA/NAME
+            data = state.blob(sha) if m else None
             if data is None:
                 return self._error(404, "EntryNotFound")
             start = 0
