@@ -71,7 +71,8 @@ def models_dir_names(data: Path) -> list[str]:
 
 # -- the command line, in child processes --------------------------------------------------------
 
-def test_pull_downloads_checks_selects_and_the_model_answers(hub, tiny_gguf, tmp_path):
+def test_pull_downloads_checks_selects_and_the_model_answers(hub, tiny_gguf, tmp_path,
+                                                            embedder):
     data = tmp_path / "data"
     env = child_env(hub, tmp_path)
     result = localrag(data, "models", "pull", "selfrag-7b", "--use", env=env)
@@ -85,8 +86,11 @@ def test_pull_downloads_checks_selects_and_the_model_answers(hub, tiny_gguf, tmp
     assert "Now the model in use" in out
     # the progress bar (stderr is not a terminal here: one line per 10%) with size and speed
     bar = [line for line in result.stderr.splitlines() if line.startswith("[")]
-    assert bar and "100%" in bar[-1] and "/s" in bar[-1]
-    assert "of 17.4 MB" in bar[-1]
+    transfer = [line for line in bar if line.endswith("/s") or " left" in line]
+    assert transfer and "] 100%  17.4 MB of 17.4 MB  " in transfer[-1]
+    assert bar[-2:] == ["[########################] 100%  17.4 MB of 17.4 MB  checking the "
+                        "SHA-256 checksum", "[########################] 100%  17.4 MB of "
+                        "17.4 MB  done"]
     # exactly the hub's HEAD and the CDN's GET: no other request (no telemetry)
     assert [(r.server, r.method) for r in hub.state.requests] == [("hub", "HEAD"), ("cdn", "GET")]
     assert hub.state.requests[0].path == f"/{DEFAULT.repo}/resolve/main/{DEFAULT.filename}"
@@ -97,21 +101,27 @@ def test_pull_downloads_checks_selects_and_the_model_answers(hub, tiny_gguf, tmp
     assert state["installed"] and state["in_use"] and state["size_bytes"] == installed.stat().st_size
     assert listing["in_use"] == str(installed.resolve())
 
-    # end to end: the downloaded model answers a question over an indexed note
+    # end to end: the Assistant over this data directory (its settings, as the CLI left
+    # them) answers with the downloaded model, citing an indexed note
+    from localrag.assistant import Assistant
+
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "server.md").write_text("# Home server\n\nWe moved the home server to the "
                                      "basement on 12 March 2024.\n")
-    offline = dict(env, HF_HUB_OFFLINE="1")
-    assert localrag(data, "index", str(notes), env=offline).returncode == 0
-    asked = localrag(data, "ask", "When did we move the server?", "--mode", "always",
-                     "--json", env=offline)
-    assert asked.returncode == 0, asked.stderr
-    answer = json.loads(asked.stdout)
-    assert answer["model"] == "selfrag-test-tiny-f32"          # the pulled file, by its name
-    assert answer["critic"] == "selfrag" and answer["retrieval"]["retrieved"]
-    assert answer["sources"][0]["path"] == str((notes / "server.md").resolve())
-    assert answer["segments"]
+    overrides = {"retrieval_mode": "always", "max_tokens": 24, "max_segments": 2,
+                 "n_threads": 1}
+    with Assistant.open(data, overrides=overrides, embedder=embedder) as assistant:
+        assert assistant.settings.model_path == str(installed.resolve())
+        assistant.add_root(notes)
+        assistant.update_index()
+        answer = assistant.ask("When did we move the server?")
+        described = assistant.load_model()
+    assert described.path == str(installed.resolve()) and described.kind == "selfrag"
+    assert answer.model == "selfrag-test-tiny-f32"            # the pulled file, by its name
+    assert answer.critic == "selfrag" and answer.decision.retrieved
+    assert answer.passages[0].passage.path == str((notes / "server.md").resolve())
+    assert answer.segments and answer.text
 
 
 def test_ctrl_c_keeps_the_part_and_the_next_pull_resumes(hub, tiny_gguf, tmp_path):
