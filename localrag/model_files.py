@@ -105,12 +105,27 @@ def overview(models_dir: Path, in_use: Path | None, *,
     known = known_model_files([models_dir])
     for path in known + [p for p in extra if p not in known]:
         try:                                 # one damaged file must not hide the rest
-            files.append(inspect_gguf(path))
+            files.append(_described(path, inspect_gguf))
         except user_errors as exc:
             problems.append(str(exc))
     return ModelsOverview(models_dir=models_dir, free_bytes=free_space(models_dir),
                           catalogue=states, files=files, problems=problems,
                           in_use=in_use_resolved)
+
+
+_described_cache: dict[tuple[str, int, int], Any] = {}
+
+
+def _described(path: Path, inspect: Any) -> Any:
+    """inspect_gguf(path), remembered while the file keeps its size and time stamp
+    (reading the metadata of a large vocabulary takes seconds)."""
+    st = path.stat()
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _described_cache:
+        if len(_described_cache) > 64:
+            _described_cache.clear()
+        _described_cache[key] = inspect(path)
+    return _described_cache[key]
 
 
 def _resolved(path: Path | None) -> Path | None:

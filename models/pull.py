@@ -376,16 +376,24 @@ _HUB_SETTINGS = {
 def _hub_online() -> Iterator[None]:
     """huggingface_hub set up for this pull's requests only, and nothing more: online,
     no telemetry requests, 1 MiB reads; the process's settings come back afterwards."""
+    import logging
+
     from huggingface_hub import constants
 
     saved = {name: getattr(constants, name) for name in _HUB_SETTINGS}
     for name, value in _HUB_SETTINGS.items():
         setattr(constants, name, value)
+    # its "retrying / resuming" warnings would scribble over the progress bar (and the
+    # app's screen); a retry that fails in the end reaches the person as our message
+    hub_log = logging.getLogger("huggingface_hub")
+    level = hub_log.level
+    hub_log.setLevel(logging.ERROR)
     try:
         yield
     finally:
         for name, value in saved.items():
             setattr(constants, name, value)
+        hub_log.setLevel(level)
 
 
 def _token(source: PullSource) -> bool | None:

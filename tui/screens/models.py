@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -59,18 +60,30 @@ class ModelPickerScreen(ModalScreen[str | None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#models-hint", Static).update("reading the model files…")
         self.reload()
         self.refresh_pull_state()
         self.query_one(OptionList).focus()
 
     # -- content -------------------------------------------------------------------------
     def reload(self) -> None:
-        """Read the catalogue's state and the local files again (local disk only)."""
+        """Read the catalogue's state and the local files again (local disk only; the
+        metadata of a large model takes a while the first time: a worker reads it)."""
+        self._read_overview()
+
+    @work(thread=True, exclusive=True, group="models-overview", exit_on_error=False)
+    def _read_overview(self) -> None:
         try:
-            self.overview = self.app_state.assistant.models_overview()
+            overview = self.app_state.assistant.models_overview()
         except Exception as exc:
-            self.app_state.show_error(exc, context="Models")
+            self.app.call_from_thread(self.app_state.show_error, exc, context="Models")
             return
+        self.app.call_from_thread(self._show_overview, overview)
+
+    def _show_overview(self, overview: ModelsOverview) -> None:
+        if not self.is_mounted:
+            return
+        self.overview = overview
         options = self.query_one(OptionList)
         highlighted = options.highlighted_option.id if options.highlighted_option else None
         options.clear_options()
