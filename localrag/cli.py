@@ -426,23 +426,18 @@ def _cmd_pull(args: argparse.Namespace, name: str | None) -> int:
             result = assistant.pull_model(name, progress=None if args.json else printer,
                                           offline=args.offline, use=args.use)
         except PullCancelled as exc:
-            printer.finish()
+            printer.finish()                  # end the bar's line before the message
             print(f"localrag: {exc}", file=sys.stderr)
             return 130
         finally:
             printer.finish()
-        use = args.use
-        if not use and not args.json and sys.stdin.isatty() and sys.stdout.isatty():
-            answer = input(f"Use {result.path.name} as the model now? [Y/n] ").strip().lower()
-            if answer in ("", "y", "yes"):
-                assistant.use_model(result.path)
-                use = True
         if args.json:
             _print_json({"path": str(result.path), "source": result.source.text,
                          "size_bytes": result.info.size_bytes, "kind": result.info.kind,
                          "downloaded_bytes": result.downloaded_bytes,
                          "resumed_from": result.resumed_from,
-                         "already_installed": result.already_installed, "in_use": use})
+                         "already_installed": result.already_installed,
+                         "in_use": str(result.path) == assistant.settings.model_path})
             return 0
         if result.already_installed:
             print(f"Already installed: {result.path} ({format_size(result.info.size_bytes)})")
@@ -453,8 +448,14 @@ def _cmd_pull(args: argparse.Namespace, name: str | None) -> int:
             print(f"Installed {result.path} ({format_size(result.info.size_bytes)} in "
                   f"{result.elapsed_s:.1f}s{resumed}{replaced}); checks passed:")
         print(result.info.describe())
+        use = args.use or str(result.path) == assistant.settings.model_path
+        if not use and sys.stdin.isatty() and sys.stdout.isatty():
+            answer = input(f"Use {result.path.name} as the model now? [Y/n] ").strip().lower()
+            if answer in ("", "y", "yes"):
+                assistant.use_model(result.path)
+                use = True
         if use:
-            print(f"Now the model in use (model_path in {assistant.paths.settings_file}).")
+            print(f"It is the model in use (model_path in {assistant.paths.settings_file}).")
         else:
             print(f"To use it: localrag settings --set model_path {result.path}"
                   "  (or pull with --use)")

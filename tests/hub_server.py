@@ -12,7 +12,8 @@ It answers the URL shapes huggingface_hub uses, with the headers it reads
   206 Partial Content + Content-Range for `Range: bytes=START-`.
 
 Knobs for failures: `announce` (a different X-Linked-Size), `serve` (different bytes than
-the announced checksum), `stall_after` (send that many bytes, then wait for `release`).
+the announced checksum), `stall_after` (send that many bytes, then wait for `release`),
+`rate_bps` (a slow line). `python tests/hub_server.py --file X.gguf` serves by hand.
 Bounded: every wait has a timeout, and both servers shut themselves down after
 `lifetime_s` even if a test forgets to.
 """
@@ -23,6 +24,7 @@ import hashlib
 import re
 import socket
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -43,6 +45,7 @@ class HubFiles:
     announce: dict[tuple[str, str], int] = field(default_factory=dict)   # X-Linked-Size
     serve: dict[str, bytes] = field(default_factory=dict)                # sha -> other bytes
     stall_after: int | None = None
+    rate_bps: float | None = None       # send at about this many bytes per second
     release: threading.Event = field(default_factory=threading.Event)
     sent: int = 0                       # body bytes sent by the CDN, all requests together
     requests: list[Request] = field(default_factory=list)
@@ -201,8 +204,52 @@ def _handler(owner: HubServer, role: str) -> type[BaseHTTPRequestHandler]:
                     piece = view[i:i + 65536]
                     self.wfile.write(piece)
                     state.sent += len(piece)
+                    if state.rate_bps:
+                        time.sleep(len(piece) / state.rate_bps)
                 self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
                 pass                                        # the client went away
 
     return Handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve GGUF files by hand, e.g. to try `localrag models pull` without the internet:
+
+        python tests/hub_server.py --file /tmp/tiny.gguf [--as m4r1/selfrag_llama2_7b-GGUF/selfrag_llama2_7b.q4_k_m.gguf]
+        HF_ENDPOINT=http://127.0.0.1:PORT localrag models pull selfrag-7b
+    """
+    import argparse
+    from pathlib import Path
+
+    parser = argparse.ArgumentParser(description=main.__doc__.split("\n\n")[0])
+    parser.add_argument("--file", type=Path, required=True, help="the file to serve")
+    parser.add_argument("--as", dest="name", default="m4r1/selfrag_llama2_7b-GGUF/"
+                        "selfrag_llama2_7b.q4_k_m.gguf", help="OWNER/REPO/PATH it is served as")
+    parser.add_argument("--seconds", type=float, default=600, help="stop after this long")
+    parser.add_argument("--rate", type=float, help="send at about this many MB/s")
+    args = parser.parse_args(argv)
+    owner, repo, path = args.name.split("/", 2)
+    import signal
+
+    def stop(*_: object) -> None:
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
+    with HubServer(lifetime_s=args.seconds) as hub:
+        hub.state.add(f"{owner}/{repo}", path, args.file.read_bytes())
+        hub.state.rate_bps = args.rate * 1e6 if args.rate else None
+        print(f"HF_ENDPOINT={hub.endpoint}", flush=True)
+        try:
+            deadline = time.monotonic() + args.seconds
+            while time.monotonic() < deadline and hub._servers:
+                time.sleep(0.2)
+        except KeyboardInterrupt:
+            pass
+        for r in hub.state.requests:
+            print(f"served: {r.server} {r.method} {r.path}"
+                  + (f" Range: {r.range}" if r.range else ""), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

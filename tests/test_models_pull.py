@@ -83,7 +83,7 @@ def test_pull_downloads_checks_selects_and_the_model_answers(hub, tiny_gguf, tmp
     out = result.stdout
     assert f"Pulling {DEFAULT.name} ({DEFAULT.repo}/{DEFAULT.filename}) from {hub.endpoint}" in out
     assert f"Installed {installed}" in out and "kind: selfrag" in out
-    assert "Now the model in use" in out
+    assert "It is the model in use" in out
     # the progress bar (stderr is not a terminal here: one line per 10%) with size and speed
     bar = [line for line in result.stderr.splitlines() if line.startswith("[")]
     transfer = [line for line in bar if line.endswith("/s") or " left" in line]

@@ -136,7 +136,8 @@ def test_readme_commands_run(env: dict[str, str], hub: HubServer) -> None:
     dry = next(v for k, v in outputs.items() if "--dry-run" in k)
     assert "tool.py" in dry and "blob.bin" in dry
     pulled = outputs["localrag models pull --use"]
-    assert "Installed" in pulled and "kind: selfrag" in pulled and "Now the model in use" in pulled
+    assert "Installed" in pulled and "kind: selfrag" in pulled
+    assert "It is the model in use" in pulled
     assert [r.method for r in hub.state.requests] == ["HEAD", "GET"]
     listed = run("localrag models", env).stdout          # after the pull, offline again
     assert "selfrag-7b:q4_k_m (default)" in listed and "installed, in use" in listed
