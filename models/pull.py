@@ -312,6 +312,23 @@ def _pull(source: PullSource, models_dir: Path, endpoint: str,
         models_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _disk_error(exc, models_dir, None) from exc
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(str(models_dir / f".{source.filename}.pull.lock"))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise ModelPullError(
+            f"Another localrag is downloading {source.filename} into {models_dir} now.",
+            hint="wait for it to finish (or stop it), then run the pull again") from None
+    try:
+        return _pull_locked(source, models_dir, endpoint, state, start, final, part, record)
+    finally:
+        lock.release()
+
+
+def _pull_locked(source: PullSource, models_dir: Path, endpoint: str, state: _Transfer,
+                 start: float, final: Path, part: Path, record: Path) -> PullResult:
     url = source.resolve_url(endpoint)
     state.report("connecting")
     remote = _ask_source(source, url, endpoint, state)

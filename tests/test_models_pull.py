@@ -65,8 +65,10 @@ def localrag(data: Path, *args: str, env: dict[str, str],
 
 
 def models_dir_names(data: Path) -> list[str]:
+    """The files in DATA/models a person sees (the hidden per-file pull locks aside)."""
     folder = data / "models"
-    return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    return sorted(p.name for p in folder.iterdir()
+                  if not p.name.startswith(".")) if folder.is_dir() else []
 
 
 # -- the command line, in child processes --------------------------------------------------------
@@ -406,3 +408,14 @@ def test_sources_are_parsed_or_refused_with_a_fix():
                        ("ftp://example.org/m.gguf", "not an https:// address")]:
         with pytest.raises(ModelPullError, match=words):
             parse_source(bad)
+
+
+def test_two_pulls_of_one_file_do_not_share_the_part(online, assistant):
+    from filelock import FileLock
+
+    models = assistant.paths.models_dir
+    models.mkdir(parents=True)
+    with FileLock(str(models / f".{DEFAULT.filename}.pull.lock")):   # another process
+        with pytest.raises(ModelPullError, match="Another localrag is downloading"):
+            assistant.pull_model("selfrag-7b")
+    assert online.state.requests == []
