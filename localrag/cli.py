@@ -341,7 +341,7 @@ def _usage_error(message: str):
 
 
 def _overview_text(overview) -> str:
-    from models.pull import format_size
+    from models.catalogue import format_size
 
     lines = ["Catalogue (download one with: localrag models pull NAME):"]
     for s in overview.catalogue:
@@ -383,7 +383,7 @@ class _PullPrinter:
         from localrag.model_files import progress_figures
 
         if p.phase == "connecting":          # the pull was allowed and starts now
-            from models.pull import default_endpoint
+            from models.pull_source import default_endpoint
 
             where = "" if p.source.url else f" from {default_endpoint()}"
             print(f"Pulling {p.source.described}{where}", flush=True)
@@ -418,7 +418,7 @@ class _PullPrinter:
 
 def _cmd_pull(args: argparse.Namespace, name: str | None) -> int:
     from models.errors import PullCancelled
-    from models.pull import format_size
+    from models.catalogue import format_size
 
     with _open(args) as assistant:
         printer = _PullPrinter()

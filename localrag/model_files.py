@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from models.catalogue import CATALOGUE, CatalogueEntry
-from models.pull import SPACE_MARGIN_BYTES, format_size, partial_bytes
+from models.catalogue import format_size
+from models.pull import SPACE_MARGIN_BYTES, partial_bytes
 
 
 @dataclass

@@ -74,3 +74,14 @@ def entry_for_file(filename: str) -> CatalogueEntry | None:
         if entry.filename == filename:
             return entry
     return None
+
+
+def format_size(n: int | None) -> str:
+    """Bytes for people: `4.08 GB`, `17.4 MB`, `3.0 kB`."""
+    if n is None:
+        return "an unknown size"
+    if n >= 1e9:
+        return f"{n / 1e9:.2f} GB"
+    if n >= 1e6:
+        return f"{n / 1e6:.1f} MB"
+    return f"{n / 1e3:.1f} kB"

@@ -25,7 +25,6 @@ for its own requests only, one pull at a time.
 
 from __future__ import annotations
 
-import errno
 import functools
 import hashlib
 import json
@@ -40,13 +39,17 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
-from models.catalogue import CATALOGUE, DEFAULT_NAME, CatalogueEntry, find_entry
-from models.errors import ModelError, ModelFileError, ModelPullError, PullCancelled
+from models.catalogue import format_size as _size
+from models.errors import ModelFileError, ModelPullError, PullCancelled
 from models.inspect import ModelFileInfo, inspect_gguf
+from models.pull_errors import disk_error, explain_network_error, is_http_error
+from models.pull_source import PullSource, default_endpoint, parse_source
 
-DEFAULT_ENDPOINT = "https://huggingface.co"
+__all__ = ["PullProgress", "PullResult", "PullSource", "default_endpoint", "parse_source",
+           "partial_bytes", "part_path", "pull"]
+
 CHUNK_BYTES = 1 << 20
 """Bytes per read: progress and Cancel are seen at least once per MiB (huggingface_hub's
 own default, 10 MiB, would make Cancel wait for up to 10 MiB on a slow line)."""
@@ -55,87 +58,8 @@ SPACE_MARGIN_BYTES = 50_000_000
 REPORT_INTERVAL_S = 0.1
 SPEED_WINDOW_S = 5.0
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 _one_pull = threading.Lock()
-
-
-def default_endpoint() -> str:
-    """The hub's address: $HF_ENDPOINT (read now, not at import) or huggingface.co."""
-    return (os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/")
-
-
-# -- what to download ----------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class PullSource:
-    """One file to pull: a catalogue entry, a file in a hub repository, or a URL."""
-
-    text: str                       # as the person gave it
-    filename: str                   # the name it gets in the models folder
-    repo: str | None = None         # hub repository "owner/name"
-    path_in_repo: str | None = None
-    url: str | None = None          # a direct URL instead of a hub file
-    entry: CatalogueEntry | None = None
-
-    def resolve_url(self, endpoint: str) -> str:
-        if self.url is not None:
-            return self.url
-        from huggingface_hub import hf_hub_url
-
-        assert self.repo is not None and self.path_in_repo is not None
-        return hf_hub_url(self.repo, self.path_in_repo, endpoint=endpoint)
-
-    @property
-    def described(self) -> str:
-        if self.entry is not None:
-            return f"{self.entry.name} ({self.repo}/{self.path_in_repo})"
-        return self.url or f"{self.repo}/{self.path_in_repo}"
-
-
-def parse_source(text: str | None) -> PullSource:
-    """A catalogue name (`selfrag-7b`, `selfrag-7b:q8_0`), `OWNER/REPO/FILE.gguf` on the
-    Hugging Face Hub, or an https:// URL of a .gguf file. ModelPullError otherwise."""
-    text = (text or DEFAULT_NAME).strip()
-    names = ", ".join(e.name for e in CATALOGUE)
-    if "://" in text:
-        parts = urlsplit(text)
-        if parts.scheme not in ("https", "http") or not parts.hostname:
-            raise ModelPullError(f"Cannot download {text!r}: not an https:// address.",
-                                 hint="give an https:// URL of a .gguf file")
-        if parts.scheme == "http" and parts.hostname not in _LOOPBACK:
-            raise ModelPullError(
-                f"Refusing the unencrypted address {text}.",
-                hint="use the https:// address of the file (plain http only for this machine)")
-        filename = _checked_filename(unquote(parts.path.rsplit("/", 1)[-1]), text)
-        return PullSource(text=text, filename=filename, url=text)
-    if "/" in text:
-        pieces = [p for p in text.split("/")]
-        if len(pieces) < 3 or not all(pieces):
-            raise ModelPullError(
-                f"{text!r} names a repository but no file.",
-                hint=f"give OWNER/REPO/FILE.gguf (the file list is on "
-                f"{default_endpoint()}/{'/'.join(pieces[:2])}/tree/main), or a catalogue "
-                f"name: {names}")
-        path_in_repo = "/".join(pieces[2:])
-        filename = _checked_filename(pieces[-1], text)
-        return PullSource(text=text, filename=filename, repo="/".join(pieces[:2]),
-                          path_in_repo=path_in_repo)
-    entry = find_entry(text)
-    if entry is None:
-        raise ModelPullError(f"No model called {text!r} in the catalogue.",
-                             hint=f"use one of {names}, OWNER/REPO/FILE.gguf on the "
-                             "Hugging Face Hub, or an https:// URL (list: localrag models)")
-    return PullSource(text=text, filename=entry.filename, repo=entry.repo,
-                      path_in_repo=entry.filename, entry=entry)
-
-
-def _checked_filename(name: str, text: str) -> str:
-    if not name.lower().endswith(".gguf") or name.startswith(".") or "\\" in name:
-        raise ModelPullError(
-            f"{text} does not name a .gguf file.",
-            hint="localrag runs GGUF files (llama.cpp format): pick a file ending in .gguf")
-    return name
 
 
 # -- progress ---------------------------------------------------------------------------------
@@ -311,7 +235,7 @@ def _pull(source: PullSource, models_dir: Path, endpoint: str,
     try:
         models_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise _disk_error(exc, models_dir, None) from exc
+        raise disk_error(exc, models_dir, None) from exc
     from filelock import FileLock, Timeout
 
     lock = FileLock(str(models_dir / f".{source.filename}.pull.lock"))
@@ -363,7 +287,7 @@ def _pull_locked(source: PullSource, models_dir: Path, endpoint: str, state: _Tr
                 f"({remote.size} bytes) but sent {got} bytes; nothing was kept.",
                 hint="run the pull again later; if it keeps failing the source is broken: "
                 "pick another conversion (localrag models lists them)") from None
-        raise _disk_error(exc, models_dir, remote.size) from None
+        raise disk_error(exc, models_dir, remote.size) from None
     downloaded = partial_bytes(models_dir, source.filename) - resume
 
     info = _verify(source, part, record, remote, state)
@@ -456,7 +380,7 @@ def _download(source: PullSource, remote: _Remote, f: Any, resume: int, state: _
     except (PullCancelled, KeyboardInterrupt):
         raise
     except OSError as exc:
-        if _is_http_error(exc) or _is_network_error(exc):
+        if is_http_error(exc):
             raise explain_network_error(exc, source, remote.download_url, endpoint) from None
         raise
     except Exception as exc:
@@ -578,163 +502,3 @@ def _head_text(path: Path) -> str:
             return f.read(24).decode("utf-8", "replace")
     except OSError:
         return ""
-
-
-def _size(n: int | None) -> str:
-    if n is None:
-        return "an unknown size"
-    if n >= 1e9:
-        return f"{n / 1e9:.2f} GB"
-    if n >= 1e6:
-        return f"{n / 1e6:.1f} MB"
-    return f"{n / 1e3:.1f} kB"
-
-
-format_size = _size
-
-
-# -- errors for people -----------------------------------------------------------------------
-
-def _is_http_error(exc: BaseException) -> bool:
-    from huggingface_hub.errors import HfHubHTTPError
-
-    return isinstance(exc, HfHubHTTPError)
-
-
-def _httpx():
-    try:
-        import httpx2 as httpx              # huggingface_hub >= 2
-    except ImportError:                     # pragma: no cover - huggingface_hub 1.x
-        import httpx  # type: ignore[no-redef]
-    return httpx
-
-
-def _is_network_error(exc: BaseException) -> bool:
-    return isinstance(exc, _httpx().TransportError)
-
-
-def _proxy_for(url: str) -> str | None:
-    """The proxy the environment sets for `url` (HTTPS_PROXY, ...), None when it goes direct."""
-    import urllib.request
-
-    parts = urlsplit(url)
-    if urllib.request.proxy_bypass_environment(parts.hostname or ""):
-        return None
-    proxies = urllib.request.getproxies_environment()
-    return proxies.get(parts.scheme) or proxies.get("all")
-
-
-def _disk_error(exc: OSError, folder: Path, total: int | None) -> ModelError:
-    if exc.errno == errno.EFBIG:
-        return ModelPullError(
-            f"The file system of {folder} cannot hold a file this large "
-            f"({_size(total)}; FAT32 stops at 4 GB).",
-            hint="keep models on another disk: --data-dir DIR or LOCALRAG_HOME=DIR")
-    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
-        try:
-            free = _size(shutil.disk_usage(folder).free)
-        except OSError:
-            free = "?"
-        return ModelPullError(
-            f"The disk is full: cannot write the model into {folder} ({free} free"
-            + (f", the model needs {_size(total)}" if total else "") + "). The part "
-            "downloaded so far is kept.",
-            hint="free some space and run the pull again (it resumes), or keep models "
-            "elsewhere with --data-dir DIR or LOCALRAG_HOME=DIR")
-    return ModelPullError(f"Cannot write the model into {folder}: {exc.strerror or exc}",
-                          hint=f"check that {folder} exists and is writable")
-
-
-def explain_network_error(exc: BaseException, source: PullSource, url: str,
-                          endpoint: str) -> ModelError:
-    """A ModelPullError naming the cause and the fix for a failed request to `url`."""
-    if isinstance(exc, ModelError):
-        return exc
-    httpx = _httpx()
-    host = urlsplit(url).netloc or url
-    proxy = _proxy_for(url)
-    mirror = (f" (HF_ENDPOINT={endpoint})" if source.url is None
-              and endpoint != DEFAULT_ENDPOINT else "")
-    from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, HFValidationError,
-                                        OfflineModeIsEnabled, RemoteEntryNotFoundError,
-                                        RepositoryNotFoundError, RevisionNotFoundError)
-
-    if isinstance(exc, HfHubHTTPError):
-        status = exc.response.status_code if exc.response is not None else None
-        page = f"{endpoint}/{source.repo}" if source.repo else url
-        if isinstance(exc, GatedRepoError) or status in (401, 403):
-            what = ("is gated: its owner asks people to accept terms first"
-                    if isinstance(exc, GatedRepoError) else
-                    "does not exist, or is private or gated")
-            return ModelPullError(
-                f"Access to {source.described} was refused (HTTP {status}): the repository "
-                f"{what}.",
-                hint=f"check the name on {page}; for a gated or private repository accept "
-                "its terms there and log in (`hf auth login`, or set HF_TOKEN)"
-                if source.url is None else f"check the address; the server at {host} "
-                "wants a login localrag cannot give: download the file in a browser and "
-                "check it with `localrag models FILE`")
-        if status == 404 or isinstance(exc, (RepositoryNotFoundError, RevisionNotFoundError,
-                                             RemoteEntryNotFoundError)):
-            if source.url is not None:
-                return ModelPullError(f"Nothing at {url} (HTTP {status}).",
-                                      hint="check the address (copy the file's download link)")
-            if isinstance(exc, RepositoryNotFoundError):
-                return ModelPullError(
-                    f"The repository {source.repo} was not found (HTTP {status}){mirror}.",
-                    hint=f"check the name on {page}")
-            return ModelPullError(
-                f"{source.repo} has no file {source.path_in_repo} (HTTP {status}){mirror}.",
-                hint=f"see the file list on {page}/tree/main and give "
-                "OWNER/REPO/FILE.gguf with the exact name")
-        if status == 407:
-            return ModelPullError(
-                f"The proxy {proxy or ''} wants a login (HTTP 407).",
-                hint="put the user name and password in the proxy variable: "
-                "HTTPS_PROXY=http://USER:PASSWORD@HOST:PORT")
-        if status == 416:
-            return ModelPullError(
-                f"{host} refused to resume the download (HTTP 416).",
-                hint=f"delete the .part file of {source.filename} in the models folder and "
-                "run the pull again")
-        return ModelPullError(
-            f"{host} answered HTTP {status} for {source.described}.",
-            hint="try again later; 5xx answers mean the server has a problem"
-            if status and status >= 500 else "check the name or address")
-    if isinstance(exc, OfflineModeIsEnabled):
-        return ModelPullError(f"huggingface_hub is in offline mode: {exc}",
-                              hint="unset HF_HUB_OFFLINE for this command")
-    if isinstance(exc, httpx.ProxyError) or (proxy and isinstance(exc, httpx.ConnectError)):
-        return ModelPullError(
-            f"The proxy {proxy} failed while connecting to {host}: {_reason(exc)}.",
-            hint="check HTTPS_PROXY / HTTP_PROXY / ALL_PROXY (or unset them to connect "
-            "directly); hosts in NO_PROXY are reached without the proxy")
-    if isinstance(exc, httpx.ConnectError):
-        reason = _reason(exc)
-        refused = "refused" in reason.lower()
-        return ModelPullError(
-            f"Cannot connect to {host}{mirror}: "
-            + ("the connection was refused" if refused else reason) + ".",
-            hint=("nothing answers at that address: check HF_ENDPOINT or the URL"
-                  if refused and (mirror or source.url) else
-                  "check the internet connection (and HTTPS_PROXY if you need a proxy)")
-            + "; run the same command again to continue")
-    if isinstance(exc, httpx.TimeoutException):
-        return ModelPullError(
-            f"{host} did not answer in time{mirror}.",
-            hint="run the same command again (it resumes); on a slow line raise "
-            "HF_HUB_DOWNLOAD_TIMEOUT (seconds, default 10)")
-    if isinstance(exc, httpx.TransportError):
-        return ModelPullError(
-            f"The connection to {host} failed: {_reason(exc)}.",
-            hint="run the same command again (it resumes)")
-    if isinstance(exc, HFValidationError):
-        return ModelPullError(f"{source.text!r} is not a valid repository name: {exc}",
-                              hint="give OWNER/REPO/FILE.gguf as on the Hugging Face Hub")
-    return ModelPullError(f"Downloading {source.described} failed: {type(exc).__name__}: {exc}",
-                          hint="run the same command again")
-
-
-def _reason(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0][:200]

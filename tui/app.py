@@ -585,7 +585,7 @@ class LocalragApp(App[None]):
         self._refresh_pull_views()
 
     def on_pull_finished(self, message: PullFinished) -> None:
-        from models.pull import format_size
+        from models.catalogue import format_size
 
         self.pulling = None
         self._pull_cancel = None

@@ -18,7 +18,7 @@ from textual.widgets import Button, Footer, Label, OptionList, ProgressBar, Stat
 from textual.widgets.option_list import Option
 
 from localrag.model_files import ModelsOverview, progress_figures
-from models.pull import format_size
+from models.catalogue import format_size
 
 if TYPE_CHECKING:
     from tui.app import LocalragApp
