@@ -22,6 +22,7 @@ class CatalogueEntry:
     approx_bytes: int     # about this large (the source's exact size is checked on pull)
     kind: str             # what `localrag models FILE` must find: "selfrag" or "instruct"
     purpose: str          # what it is good for, in a few words
+    architecture: str = "llama"     # general.architecture in the GGUF file
 
     @property
     def name(self) -> str:

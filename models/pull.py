@@ -17,6 +17,10 @@ localrag's promises:
   kind localrag can run (a catalogue entry must be what it claims: Self-RAG).
 - Every failure is a ModelPullError naming the cause and the fix.
 
+Why not `hf_hub_download`: since huggingface_hub 2.x it downloads to a temporary file
+unique to the process and deletes it on any failure, so nothing resumes across runs;
+`get_hf_file_metadata` + `http_get(resume_size=...)` are the same library's pieces.
+
 huggingface_hub reads HF_HUB_OFFLINE once, at import; localrag sets it (see
 localrag/network.py) so that nothing else can reach the network. The caller decides
 whether the person allowed this pull; `pull` then lifts the library's offline switch
@@ -454,7 +458,13 @@ def _verify(source: PullSource, part: Path, record: Path, remote: _Remote,
 
 
 def _check_kind(source: PullSource, path: Path, info: ModelFileInfo) -> ModelFileInfo:
-    expected = source.entry.kind if source.entry is not None else None
+    entry = source.entry
+    if entry is not None and info.architecture != entry.architecture:
+        raise ModelPullError(
+            f"{source.described} is a GGUF file for the {info.architecture or 'unknown'} "
+            f"architecture, not {entry.architecture}. It was not installed.",
+            hint="the repository may have changed; try another variant (localrag models)")
+    expected = entry.kind if entry is not None else None
     if expected is not None and info.kind != expected:
         raise ModelPullError(
             f"{source.described} is a GGUF file but not a {expected} model: {info.reason}. "

@@ -276,13 +276,29 @@ def test_a_file_that_is_not_a_gguf_is_refused(online, assistant):
     assert models_dir_names(assistant.paths.data_dir) == []
 
 
-def test_a_catalogue_entry_must_be_what_it_claims(online, assistant, test_gguf_factory):
+def test_a_catalogue_entry_must_be_what_it_claims(online, assistant, test_gguf_factory,
+                                                  tmp_path):
     q8 = find_entry("selfrag-7b:q8_0")
     online.state.add(q8.repo, q8.filename, test_gguf_factory(reflection="partial").read_bytes())
     with pytest.raises(ModelPullError) as caught:
         assistant.pull_model("selfrag-7b:q8_0")
     assert "is a GGUF file but not a selfrag model: incomplete reflection vocabulary" \
         in str(caught.value)
+    # another architecture (a metadata-only GGUF with the whole Self-RAG vocabulary)
+    import gguf
+    from models.reflection import ALL_TOKENS
+
+    other = tmp_path / "qwen2.gguf"
+    writer = gguf.GGUFWriter(str(other), "qwen2")
+    writer.add_token_list(list(ALL_TOKENS))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    q5 = find_entry("selfrag-7b:q5_k_m")
+    online.state.add(q5.repo, q5.filename, other.read_bytes())
+    with pytest.raises(ModelPullError, match="for the qwen2 architecture, not llama"):
+        assistant.pull_model("selfrag-7b:q5_k_m")
     assert models_dir_names(assistant.paths.data_dir) == []
 
 
