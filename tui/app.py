@@ -620,8 +620,8 @@ class LocalragApp(App[None]):
         for screen in self.screen_stack:
             if not screen.is_mounted:
                 continue
-            if reload and hasattr(screen, "reload"):
-                screen.reload()
+            if reload and hasattr(screen, "reload_models"):
+                screen.reload_models()
             refresh = getattr(screen, "refresh_pull_state", None)
             if refresh is not None:
                 refresh()

@@ -61,12 +61,12 @@ class ModelPickerScreen(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self.query_one("#models-hint", Static).update("reading the model files…")
-        self.reload()
+        self.reload_models()
         self.refresh_pull_state()
         self.query_one(OptionList).focus()
 
     # -- content -------------------------------------------------------------------------
-    def reload(self) -> None:
+    def reload_models(self) -> None:
         """Read the catalogue's state and the local files again (local disk only; the
         metadata of a large model takes a while the first time: a worker reads it)."""
         self._read_overview()
