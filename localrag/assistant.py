@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")          # never reach the network
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+from localrag.network import stay_offline
+
+stay_offline()                     # never reach the network (models pull: localrag/network.py)
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from indexer.records import (FileProblem, IndexProgress, IndexReport, IndexStatus, Passage,
@@ -34,7 +35,9 @@ if TYPE_CHECKING:
     from indexer.index import Index
     from indexer.options import IndexOptions
     from indexer.watcher import Watcher
+    from localrag.model_files import ModelsOverview
     from models.base import LanguageModel
+    from models.pull import PullProgress, PullResult
 
 
 @dataclass
@@ -237,6 +240,44 @@ class Assistant:
                 self._engine = InstructEngine.for_model(
                     self.model, config=config, embed=self.embedder.encode)
         return self._engine
+
+    # -- model files: the catalogue, local files, downloads -------------------------------------
+    def models_overview(self) -> "ModelsOverview":
+        """The catalogue next to the model files here: installed, partial, in use, disk space."""
+        from localrag.errors import USER_ERRORS
+        from localrag.model_files import overview
+
+        in_use = Path(self.settings.model_path).expanduser() if self.settings.model_path else None
+        return overview(self.paths.models_dir, in_use, user_errors=USER_ERRORS)
+
+    def pull_model(self, name: str | None = None, *,
+                   progress: "Callable[[PullProgress], None] | None" = None,
+                   cancel: threading.Event | None = None, offline: bool = False,
+                   use: bool = False) -> "PullResult":
+        """Download a model (a catalogue name, OWNER/REPO/FILE.gguf or an https:// URL) into
+        the data directory's models/ folder, checked before it gets its name; with `use`,
+        make it the model in use. The one method that opens a connection: it refuses when
+        the person keeps localrag offline (HF_HUB_OFFLINE=1, or `offline`)."""
+        from localrag.errors import OfflineError
+        from localrag.network import offline_reason
+        from models.pull import parse_source, pull
+
+        source = parse_source(name)
+        reason = offline_reason(flag=offline)
+        if reason is not None:
+            raise OfflineError(
+                f"Not downloading {source.described}: localrag is offline ({reason}).",
+                hint="this is the only command that uses the network; to allow it, run it "
+                "without --offline and with HF_HUB_OFFLINE unset, e.g. "
+                f"`env -u HF_HUB_OFFLINE localrag models pull {source.text}`")
+        result = pull(source, self.paths.models_dir, progress=progress, cancel=cancel)
+        if use:
+            self.use_model(result.path)
+        return result
+
+    def use_model(self, path: str | os.PathLike[str]) -> None:
+        """Make `path` the model in use (saved as model_path; reloads on next use)."""
+        self.update_settings(model_path=str(path))
 
     # -- answering ----------------------------------------------------------------------------
     def ask(self, question: str, *, on_segment: Callable[[Segment], None] | None = None,

@@ -82,8 +82,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gpu-layers", type=int, help="layers to offload to the GPU (-1 = all)")
     p.add_argument("--json", action="store_true", help="print the answer as JSON (schema in README)")
 
-    p = sub.add_parser("models", help="list known model files, or check one without running it")
-    p.add_argument("path", nargs="?", metavar="GGUF")
+    p = sub.add_parser(
+        "models", help="list the catalogue and the model files here, check one file, or "
+        "download a model (pull: the only command that uses the network)",
+        usage="localrag models [GGUF] [--json]\n"
+        "       localrag models pull [NAME | OWNER/REPO/FILE.gguf | URL] [--use] [--offline]",
+        description="Without arguments: the catalogue (what `pull` can download by name) "
+        "next to the model files here. With GGUF: check that file without running it. "
+        "`pull` downloads a model into DATA_DIR/models (default selfrag-7b, i.e. "
+        "selfrag-7b:q4_k_m), resumes an interrupted download, and checks the file before "
+        "it can be selected.")
+    p.add_argument("target", nargs="*", metavar="GGUF | pull NAME", help=argparse.SUPPRESS)
+    p.add_argument("--use", action="store_true",
+                   help="pull: make the downloaded model the one in use (settings model_path)")
+    p.add_argument("--offline", action="store_true",
+                   help="pull: refuse to open any connection (as HF_HUB_OFFLINE=1 does)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("settings", help="show the settings file, or change a setting")
@@ -100,7 +113,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command == "models" and not any(a.startswith("-") for a in extra):
+        args.target += extra       # `models pull --use NAME`: argparse stops at the option
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     command = args.command or "tui"
     from localrag.errors import USER_ERRORS
 
@@ -320,34 +338,161 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    from models.inspect import inspect_gguf, known_model_files
+    target = list(args.target)
+    if target and target[0] == "pull":
+        if len(target) > 2:
+            raise _usage_error(f"pull takes one model, not {len(target) - 1}: "
+                               + " ".join(target[1:]))
+        return _cmd_pull(args, target[1] if len(target) > 1 else None)
+    if len(target) > 1:
+        raise _usage_error(f"give one model file, not {len(target)}")
+    if args.use or args.offline:
+        raise _usage_error("--use and --offline go with pull: localrag models pull NAME --use")
+    if target:
+        from models.inspect import inspect_gguf
 
-    from localrag.paths import Paths
-
-    from localrag.errors import USER_ERRORS
-
-    if args.path:
-        infos = [inspect_gguf(args.path)]          # one file asked for: its error is the answer
-        problems: list[str] = []
-    else:
-        paths = Paths.resolve(args.data_dir)
-        infos, problems = [], []
-        for path in known_model_files([paths.models_dir]):
-            try:                                   # one damaged file must not hide the rest
-                infos.append(inspect_gguf(path))
-            except USER_ERRORS as exc:
-                problems.append(str(exc))
-    if args.json:
-        _print_json([vars(i) for i in infos] + [{"error": p} for p in problems])
+        info = inspect_gguf(target[0])             # one file asked for: its error is the answer
+        if args.json:
+            _print_json([{**vars(info), "path": str(info.path)}])
+        else:
+            print(info.describe())
         return 0
-    for info in infos:
-        print(info.describe())
-    for problem in problems:
-        print(f"error  {problem}")
-    if not args.path:
-        print(f"(put .gguf files in {Paths.resolve(args.data_dir).models_dir} "
-              "or pass one: localrag models FILE.gguf)")
+    with _open(args) as assistant:
+        overview = assistant.models_overview()
+    if args.json:
+        _print_json(overview.to_json())
+        return 0
+    print(_overview_text(overview))
     return 0
+
+
+def _usage_error(message: str):
+    from localrag.errors import SettingsError
+
+    return SettingsError(message, hint="localrag models [GGUF] | localrag models pull [NAME] "
+                         "[--use] [--offline]")
+
+
+def _overview_text(overview) -> str:
+    from models.catalogue import format_size
+
+    lines = ["Catalogue (download one with: localrag models pull NAME):"]
+    for s in overview.catalogue:
+        e = s.entry
+        name = e.name + (" (default)" if e.is_default else "")
+        size = (format_size(s.size_bytes) if s.installed
+                else f"about {format_size(e.approx_bytes)}")
+        lines.append(f"  {name:28} {size:>16}  {s.state}")
+        lines.append(f"  {'':28} {e.purpose}")
+        lines.append(f"  {'':28} from {e.repo}/{e.filename}")
+    free = (f"{format_size(overview.free_bytes)} free"
+            if overview.free_bytes is not None else "free space unknown")
+    lines.append(f"Models folder: {overview.models_dir} ({free})")
+    for warning in overview.space_warnings():
+        lines.append(f"warning: {warning}")
+    lines.append("")
+    lines.append("Model files here:")
+    for info in overview.files:
+        mark = "  (in use)" if overview.in_use is not None and info.path == overview.in_use else ""
+        lines.append(info.describe().replace("\n", "\n  ").rstrip() + mark)
+    for problem in overview.problems:
+        lines.append(f"error  {problem}")
+    lines.append(f"(put .gguf files in {overview.models_dir}, check one with "
+                 "localrag models FILE.gguf, or download one with localrag models pull NAME)")
+    return "\n".join(lines)
+
+
+class _PullPrinter:
+    """The download's progress bar on stderr: redrawn on a terminal, else a line per 10%."""
+
+    WIDTH = 24
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.last_step = -1
+        self.phase = ""
+
+    def __call__(self, p) -> None:  # models.pull.PullProgress
+        from localrag.model_files import progress_figures
+
+        if p.phase == "connecting":          # the pull was allowed and starts now
+            from models.pull_source import default_endpoint
+
+            where = "" if p.source.url else f" from {default_endpoint()}"
+            print(f"Pulling {p.source.described}{where}", flush=True)
+            return
+        new_phase, self.phase = p.phase != self.phase, p.phase
+        fraction = p.fraction
+        bar = ""
+        if fraction is not None:
+            filled = int(self.WIDTH * min(fraction, 1.0))
+            bar = "[" + "#" * filled + "." * (self.WIDTH - filled) + "] "
+        line = bar + progress_figures(p)
+        if self.tty:
+            sys.stderr.write(f"\r{line}\x1b[K" + ("\n" if p.phase == "done" else ""))
+            sys.stderr.flush()
+            return
+        if p.phase == "downloading" and fraction is not None:
+            step = int(fraction * 10)
+            if step <= self.last_step:
+                return
+            self.last_step = step
+        elif not new_phase:
+            return
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    def finish(self) -> None:
+        if self.tty and self.phase not in ("", "done"):
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+            self.phase = "done"
+
+
+def _cmd_pull(args: argparse.Namespace, name: str | None) -> int:
+    from models.errors import PullCancelled
+    from models.catalogue import format_size
+
+    with _open(args) as assistant:
+        printer = _PullPrinter()
+        try:
+            result = assistant.pull_model(name, progress=None if args.json else printer,
+                                          offline=args.offline, use=args.use)
+        except PullCancelled as exc:
+            printer.finish()                  # end the bar's line before the message
+            print(f"localrag: {exc}", file=sys.stderr)
+            return 130
+        finally:
+            printer.finish()
+        if args.json:
+            _print_json({"path": str(result.path), "source": result.source.text,
+                         "size_bytes": result.info.size_bytes, "kind": result.info.kind,
+                         "downloaded_bytes": result.downloaded_bytes,
+                         "resumed_from": result.resumed_from,
+                         "already_installed": result.already_installed,
+                         "in_use": str(result.path) == assistant.settings.model_path})
+            return 0
+        if result.already_installed:
+            print(f"Already installed: {result.path} ({format_size(result.info.size_bytes)})")
+        else:
+            resumed = (f", resumed after {format_size(result.resumed_from)}"
+                       if result.resumed_from else "")
+            replaced = "; replaced the older file of that name" if result.replaced else ""
+            print(f"Installed {result.path} ({format_size(result.info.size_bytes)} in "
+                  f"{result.elapsed_s:.1f}s{resumed}{replaced}); checks passed:")
+        print(result.info.describe())
+        use = args.use or str(result.path) == assistant.settings.model_path
+        if not use and sys.stdin.isatty() and sys.stdout.isatty():
+            answer = input(f"Use {result.path.name} as the model now? [Y/n] ").strip().lower()
+            if answer in ("", "y", "yes"):
+                assistant.use_model(result.path)
+                use = True
+        if use:
+            print(f"It is the model in use (model_path in {assistant.paths.settings_file}).")
+        else:
+            print(f"To use it: localrag settings --set model_path {result.path}"
+                  "  (or pull with --use)")
+        return 0
 
 
 def cmd_settings(args: argparse.Namespace) -> int:

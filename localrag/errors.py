@@ -33,6 +33,10 @@ class AnswerCancelled(LocalragError):
     """The person cancelled a running answer."""
 
 
+class OfflineError(LocalragError):
+    """A download was asked for while the person keeps localrag offline."""
+
+
 USER_ERRORS: tuple[type[Exception], ...] = (LocalragError, IndexerError, ModelError)
 
 

@@ -21,3 +21,11 @@ class ModelFileError(ModelError):
 
 class UnsupportedModelError(ModelError):
     """The model has neither the Self-RAG reflection vocabulary nor a chat template."""
+
+
+class ModelPullError(ModelError):
+    """`localrag models pull` could not download or check a model (cause and fix in the text)."""
+
+
+class PullCancelled(ModelPullError):
+    """The person stopped a download (Ctrl+C, or Cancel in the app); it resumes next time."""

@@ -3,7 +3,10 @@ directory, a real index (SQLite + hnswlib + MiniLM) and the real default model.
 
 The two commands that open the terminal app (`localrag`, `localrag tui`) are driven by
 the Pilot tests in test_tui_*.py instead; `localrag watch` runs until interrupted, so it
-is started, made to re-index one change, and stopped.
+is started, made to re-index one change, and stopped. `localrag models pull` downloads
+from a local stand-in for the Hugging Face Hub (tests/hub_server.py, through
+HF_ENDPOINT) serving the test GGUF under the catalogue's name; it is the one command run
+with HF_HUB_OFFLINE unset.
 """
 
 from __future__ import annotations
@@ -19,6 +22,11 @@ import time
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from conftest_models import test_gguf_factory, tiny_gguf  # noqa: E402,F401  (fixtures)
+from hub_server import HubServer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -90,17 +98,29 @@ def test_usage_block_lists_every_command() -> None:
     assert subcommands <= listed | {"tui"}, f"README lacks: {subcommands - listed}"
 
 
-def test_readme_commands_run(env: dict[str, str]) -> None:
+@pytest.fixture(scope="module")
+def hub(tiny_gguf):
+    from models.catalogue import find_entry
+
+    entry = find_entry("selfrag-7b")
+    with HubServer() as server:
+        server.state.add(entry.repo, entry.filename, tiny_gguf.read_bytes())
+        yield server
+
+
+def test_readme_commands_run(env: dict[str, str], hub: HubServer) -> None:
     commands = usage_commands()
     assert len(commands) >= 12
     outputs: dict[str, str] = {}
+    pull_env = dict(env, HF_HUB_OFFLINE="0", HF_ENDPOINT=hub.endpoint,
+                    NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
     for command in commands:
         words = command.split()
         if words == ["localrag"] or words[1] == "tui":
             continue                          # the app: covered by the Pilot tests
         if words[1] == "watch":
             continue                          # covered below
-        result = run(command, env)
+        result = run(command, pull_env if words[1:3] == ["models", "pull"] else env)
         assert result.returncode == 0, f"{command}\n{result.stdout}\n{result.stderr}"
         outputs[command] = result.stdout
     # what the commands printed is what they promise
@@ -115,6 +135,12 @@ def test_readme_commands_run(env: dict[str, str]) -> None:
     assert hits[0]["path"].endswith("aqueduct.md")
     dry = next(v for k, v in outputs.items() if "--dry-run" in k)
     assert "tool.py" in dry and "blob.bin" in dry
+    pulled = outputs["localrag models pull --use"]
+    assert "Installed" in pulled and "kind: selfrag" in pulled
+    assert "It is the model in use" in pulled
+    assert [r.method for r in hub.state.requests] == ["HEAD", "GET"]
+    listed = run("localrag models", env).stdout          # after the pull, offline again
+    assert "selfrag-7b:q4_k_m (default)" in listed and "installed, in use" in listed
 
 
 def test_watch_reindexes_a_change(env: dict[str, str]) -> None:

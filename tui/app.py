@@ -28,8 +28,8 @@ from localrag.errors import USER_ERRORS, AnswerCancelled, describe
 from localrag.render import answer_to_markdown
 from tui.messages import (AnswerDone, AnswerStopped, CitationSelected, FilesChanged,
                           IndexFinished, IndexProgressed, IndexStatusChanged, ModelFailed,
-                          DecisionReady, ModelLoaded, ProblemFilesLoaded, SegmentReady,
-                          ShowError)
+                          DecisionReady, ModelLoaded, ProblemFilesLoaded, PullFinished,
+                          PullProgressed, SegmentReady, ShowError)
 from tui.screens.add_folder import AddFolderScreen
 from tui.screens.chat import ChatScreen
 from tui.screens.chats import ChatsScreen
@@ -85,6 +85,11 @@ class LocalragApp(App[None]):
         self._last_progress_post = 0.0
         self.progress_updates_shown = 0
         self.watch_lines: list[str] = []
+        # model download (settings > model picker)
+        self.pulling: str | None = None          # the catalogue name being downloaded
+        self.pull_progress: Any = None           # models.pull.PullProgress
+        self.pull_result: str = ""               # how the last download ended, in words
+        self._pull_cancel: threading.Event | None = None
         self.last_error: str | None = None
         self.last_export: Path | None = None
 
@@ -102,7 +107,7 @@ class LocalragApp(App[None]):
             self.load_model()
 
     def on_unmount(self) -> None:
-        for event in (self._answer_cancel, self._index_cancel):
+        for event in (self._answer_cancel, self._index_cancel, self._pull_cancel):
             if event is not None:
                 event.set()
         self._index_resume.set()
@@ -562,6 +567,84 @@ class LocalragApp(App[None]):
         self.call_from_thread(self.notify, f"Removed {path} ({removed} files)", timeout=5,
                               markup=False)
         self._start_watching()
+
+    # -- model download --------------------------------------------------------------------------
+    def start_pull(self, name: str) -> None:
+        """Download catalogue model `name` in a worker (resumes a partial download)."""
+        if self.pulling:
+            self.notify(f"Already downloading {self.pulling}.", timeout=3, markup=False)
+            return
+        self.pulling = name
+        self.pull_progress = None
+        self.pull_result = ""
+        cancel = threading.Event()
+        self._pull_cancel = cancel
+        self._refresh_pull_views()
+        self._pull_worker(name, cancel)
+
+    @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
+    def _pull_worker(self, name: str, cancel: threading.Event) -> None:
+        from models.errors import PullCancelled
+
+        try:
+            result = self.assistant.pull_model(
+                name, cancel=cancel, progress=lambda p: self.post_message(PullProgressed(p)))
+        except PullCancelled as exc:
+            self.post_message(PullFinished(name, None, cancelled=True, error=exc))
+        except Exception as exc:
+            self.post_message(PullFinished(name, None, error=exc))
+        else:
+            self.post_message(PullFinished(name, result))
+
+    def on_pull_progressed(self, message: PullProgressed) -> None:
+        if self.pulling is None:
+            return
+        self.pull_progress = message.progress
+        self._refresh_pull_views()
+
+    def on_pull_finished(self, message: PullFinished) -> None:
+        from models.catalogue import format_size
+
+        self.pulling = None
+        self._pull_cancel = None
+        self.pull_progress = None
+        if message.result is not None:
+            r = message.result
+            self.pull_result = (f"{message.name}: installed {r.path.name} "
+                                f"({format_size(r.info.size_bytes)}, checks passed)")
+            self.notify(f"{self.pull_result}. Pick it with Use in Settings > Models.",
+                        title="Model downloaded", timeout=8, markup=False)
+        elif message.cancelled:
+            self.pull_result = describe(message.error).splitlines()[0] if message.error \
+                else f"{message.name}: download cancelled"
+            self.notify(self.pull_result + " Download again to resume.", title="Download",
+                        timeout=6, markup=False)
+        else:
+            error = message.error or RuntimeError("download failed")
+            self.pull_result = f"{message.name}: " + (
+                describe(error).splitlines()[0] if isinstance(error, USER_ERRORS)
+                else "unexpected error")
+            self.show_error(error, context="Downloading the model")
+        self._refresh_pull_views(reload=True)
+
+    def action_cancel_pull(self) -> None:
+        if self._pull_cancel is None:
+            self.notify("No download to cancel.", timeout=3)
+            return
+        self._pull_cancel.set()
+        self.notify("Cancelling the download (the part is kept)…", timeout=3)
+
+    def _refresh_pull_views(self, *, reload: bool = False) -> None:
+        for screen in self.screen_stack:
+            if not screen.is_mounted:
+                continue
+            if reload and hasattr(screen, "reload_models"):
+                screen.reload_models()
+            refresh = getattr(screen, "refresh_pull_state", None)
+            if refresh is not None:
+                refresh()
+        if self.screen_stack and self.chat_screen.is_mounted:
+            self.chat_screen.refresh_index_state()
 
     # -- settings and theme ----------------------------------------------------------------------
     def action_show_settings(self) -> None:

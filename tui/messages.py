@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from indexer.records import FileProblem, IndexProgress, IndexReport, IndexStatus, WatchEvent
     from localrag.answer import Answer, RetrievalDecision, Segment
     from localrag.assistant import ModelDescription
+    from models.pull import PullProgress, PullResult
 
 
 class ModelLoaded(Message):
@@ -120,3 +121,23 @@ class CitationSelected(Message):
         self.answer = answer
         self.index = index
 
+
+
+class PullProgressed(Message):
+    """Latest progress of the model download (at most ~10 per second)."""
+
+    def __init__(self, progress: "PullProgress") -> None:
+        super().__init__()
+        self.progress = progress
+
+
+class PullFinished(Message):
+    """The model download `name` ended: a result, a cancel (the part is kept), or an error."""
+
+    def __init__(self, name: str, result: "PullResult | None", *, cancelled: bool = False,
+                 error: BaseException | None = None) -> None:
+        super().__init__()
+        self.name = name
+        self.result = result
+        self.cancelled = cancelled
+        self.error = error

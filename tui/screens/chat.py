@@ -94,12 +94,17 @@ class ChatScreen(Screen[None]):
         label = self.query_one("#index-status", Static)
         if app.indexing and app.index_progress is not None:
             prefix = "paused · " if app.index_paused else ""
-            label.update(prefix + progress_summary(app.index_progress))
+            text = prefix + progress_summary(app.index_progress)
         elif app.indexing:
-            label.update("indexing: scanning…")
+            text = "indexing: scanning…"
         elif app.index_status is not None:
             s = app.index_status
-            label.update(f"{len(s.roots)} folders · {s.files_indexed} files · {s.chunks} chunks"
-                         + (f" · {s.files_error} errors" if s.files_error else ""))
+            text = (f"{len(s.roots)} folders · {s.files_indexed} files · {s.chunks} chunks"
+                    + (f" · {s.files_error} errors" if s.files_error else ""))
         else:
-            label.update("index: opening…")
+            text = "index: opening…"
+        if app.pulling:          # a model download runs in the background (settings > models)
+            p = app.pull_progress
+            done = f" {p.fraction:.0%}" if p is not None and p.fraction is not None else ""
+            text = f"downloading {app.pulling}{done} · {text}"
+        label.update(text)

@@ -34,6 +34,7 @@ class SettingsScreen(ModalScreen[dict[str, Any] | None]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save"),
         Binding("escape", "cancel", "Cancel"),
+        Binding("f5", "models", "Models (download)"),
     ]
 
     def __init__(self, settings: Settings) -> None:
@@ -58,6 +59,7 @@ class SettingsScreen(ModalScreen[dict[str, Any] | None]):
                                     placeholder="empty = built-in SmolLM2-135M",
                                     suggester=PathSuggester(directories_only=False,
                                                             suffixes=(".gguf",)))
+                        yield Button("Models…", id="open-models", compact=True)
                     else:
                         kind = "integer" if isinstance(getattr(s, name), int) else "number"
                         yield Input(str(getattr(s, name)), id=f"set-{name}", type=kind,
@@ -108,9 +110,23 @@ class SettingsScreen(ModalScreen[dict[str, Any] | None]):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
+    def action_models(self) -> None:
+        """The model picker: the catalogue (download, cancel, resume) and the files here."""
+        from tui.screens.models import ModelPickerScreen
+
+        self.app.push_screen(ModelPickerScreen(), self._model_picked)
+
+    def _model_picked(self, path: str | None) -> None:
+        if path:
+            field = self.query_one("#set-model_path", Input)
+            field.value = path
+            field.focus()
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         if event.button.id == "save-settings":
             self.action_save()
+        elif event.button.id == "open-models":
+            self.action_models()
         else:
             self.action_cancel()

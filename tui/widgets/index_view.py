@@ -10,22 +10,13 @@ from textual.widgets import DataTable, ProgressBar, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from indexer.records import FileProblem, IndexProgress, IndexReport, IndexStatus, ProblemGroup, WatchEvent
+from localrag.model_files import duration
 
 PAGE = 200
 """Files added to an open group each time its "more" line is chosen."""
 
 
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "?"
-    seconds = int(round(seconds))
-    if seconds < 60:
-        return f"{seconds}s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes}m{seconds:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m"
+_duration = duration
 
 
 def progress_summary(p: IndexProgress) -> str:
