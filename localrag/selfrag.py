@@ -35,7 +35,6 @@ from typing import Literal
 from indexer.records import Passage
 from localrag.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
 from localrag.critique import Critique, read_generation
-from localrag.lexical import split_sentences
 from localrag.errors import AnswerCancelled, LocalragError
 from localrag.prompting import encode_text, prompt_ids
 from localrag.scoring import (
@@ -47,6 +46,7 @@ from localrag.scoring import (
     total_score,
 )
 from localrag.settings import Settings
+from localrag.units import split_units
 from models.base import LanguageModel
 from models.reflection import (
     PARAGRAPH_CLOSE,
@@ -408,8 +408,9 @@ class _Run:
     def _child(self, beam: _Beam, node: TraceNode, crit: Critique, ctx_ids: list[int], *,
                label, scores: Scores, citation: int | None, passage: Passage | None) -> _Beam:
         text = self.model.detokenize(crit.text_ids).strip()
-        sentences = [Segment(text=s, label=label, scores=scores, citation=citation,
-                             passage=passage) for s in split_sentences(text)]
+        sentences = [Segment(text=u.text, label=label, scores=scores, citation=citation,
+                             passage=passage, kind=u.kind, starts_block=u.starts_block)
+                     for u in split_units(text)]
         if crit.boundary == "length":
             self._note("a segment stopped at the max_tokens limit")
         pending = None
