@@ -45,6 +45,8 @@ def docs(tmp_path: Path) -> Path:
 
 
 def plain(widget) -> str:
+    if isinstance(widget, SegmentLine):
+        return widget.plain
     return str(widget.render())
 
 
