@@ -234,6 +234,9 @@ class _Parser:
                 closed = True
                 break
             body.append(line)
+        if not closed:
+            while body and not body[-1].strip():
+                body.pop()
         self._add(_Block("code", fenced(_dedent(body, indent), lang, closed=closed)))
 
     def _indented_body(self, min_indent: int) -> list[str]:
