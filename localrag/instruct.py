@@ -115,7 +115,7 @@ def answer_units(text: str, question: str, *, complete: bool = True) -> list[Uni
         s = unit.text.strip()
         if re.fullmatch(r"#+\s.*", s) or _ECHO.match(s):
             continue
-        key = " ".join(s.lower().split())
+        key = " ".join(unit.plain.lower().split())     # "5. Use X." repeats "4. Use X."
         if key.rstrip("?. ") == q or key in seen:
             continue
         seen.add(key)

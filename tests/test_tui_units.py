@@ -58,3 +58,18 @@ def test_highlight_and_progress_line():
     line = progress_summary(IndexProgress(phase="embedding", files_done=10, files_total=40,
                                           chunks_done=120, bytes_done=0, elapsed_s=5.0))
     assert line == "embedding 10/40 files · 120 chunks · 2.0 files/s · 15s left"
+
+
+def test_watch_line_without_changes_and_home_paths(monkeypatch):
+    from indexer.records import IndexReport, WatchEvent
+    from tui.widgets.answer_view import display_path
+    from tui.widgets.index_view import watch_summary
+
+    assert watch_summary(WatchEvent(paths=["/n/notes"], report=IndexReport())) == (
+        "Checked notes: no indexed file changed")
+    assert watch_summary(WatchEvent(paths=["/n/a.md"], report=IndexReport(added=1))) == (
+        "Re-indexed 1 file(s) after changes to a.md")
+    monkeypatch.setenv("HOME", "/home/me")
+    assert display_path("/home/me/notes/a.md") == "~/notes/a.md"
+    assert display_path("/home/meg/a.md") == "/home/meg/a.md"
+    assert display_path("/srv/a.md") == "/srv/a.md"

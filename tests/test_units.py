@@ -200,3 +200,16 @@ def test_cli_json_and_export_show_the_same_units():
             "◐ Run it in the repository: [^1] *(partially supported)*") in md
     assert sum(md.count(s) for s in "✔◐✘○") == len(units)
     assert md.count("```") == 2
+
+
+def test_instruct_answer_drops_a_looping_list():
+    """Real SmolLM2 output on the git docs: numbered items repeating one text."""
+    from localrag.instruct import answer_sentences
+
+    looped = ("1. Use git init to create a repository.\n"
+              "2. Use the git clone command to clone the repository.\n"
+              "3. Use the git clone command to clone the repository.\n"
+              "4. Use the git clone command to clone the repository.\n")
+    assert answer_sentences(looped, "How?") == [
+        "1. Use git init to create a repository.",
+        "2. Use the git clone command to clone the repository."]

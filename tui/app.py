@@ -52,6 +52,8 @@ class LocalragApp(App[None]):
     BINDINGS = [
         Binding("ctrl+t", "toggle_theme", "Theme"),
     ]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    """Below 100 columns dialogs such as the source panel take the whole screen."""
 
     def __init__(self, assistant: Assistant, *, load_model: bool = True,
                  first_run_screen: bool = True) -> None:

@@ -31,8 +31,9 @@ class ChatScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         with VerticalScroll(id="chat-log", can_focus=False):
-            yield Static(Text("Ask a question about your files. Tab moves to the answer's "
-                              "sentences and sources; Enter opens a source.", style="dim"),
+            yield Static(Text("Ask a question about your files. Tab moves through the "
+                              "answer (each sentence, list item or code block) and its "
+                              "sources; Enter opens a source, c copies.", style="dim"),
                          id="chat-hint")
         with Horizontal(id="status-bar"):
             yield Static("model: loading…", id="model-status")
@@ -99,7 +100,8 @@ class ChatScreen(Screen[None]):
             label.update("indexing: scanning…")
         elif app.index_status is not None:
             s = app.index_status
-            label.update(f"{len(s.roots)} folders · {s.files_indexed} files · {s.chunks} chunks"
+            folders = f"{len(s.roots)} folder" + ("" if len(s.roots) == 1 else "s")
+            label.update(f"{folders} · {s.files_indexed} files · {s.chunks} chunks"
                          + (f" · {s.files_error} errors" if s.files_error else ""))
         else:
             label.update("index: opening…")

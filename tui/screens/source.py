@@ -17,7 +17,7 @@ from textual.widgets import Footer, Label, Static
 
 from indexer.records import Passage
 from localrag.answer import Answer
-from tui.widgets.answer_view import file_link
+from tui.widgets.answer_view import display_path, file_link
 
 if TYPE_CHECKING:
     from tui.app import LocalragApp
@@ -76,7 +76,7 @@ class SourceScreen(ModalScreen[None]):
                         classes="dialog-title", markup=False)
             link = file_link(p.path, page=p.page)
             path_line = Text()
-            path_line.append(p.path, style=f"link {link}" if link else "")
+            path_line.append(display_path(p.path), style=f"link {link}" if link else "")
             loc = where(p)
             if loc:
                 path_line.append(f"  {loc}", style="bold")

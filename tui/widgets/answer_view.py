@@ -53,6 +53,17 @@ LABEL_STYLE: dict[str, str] = {
 }
 
 
+def display_path(path: str) -> str:
+    """`path` as shown: under the home folder as `~/...` (shorter; the link keeps the
+    full path)."""
+    import os
+
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and (path == home or path.startswith(home.rstrip("/") + "/")):
+        return "~" + path[len(home.rstrip("/")):]
+    return path
+
+
 def file_link(path: str, *, line: int | None = None, page: int | None = None) -> str:
     """A file:// URI (terminals with OSC 8 make the path clickable)."""
     from pathlib import Path
@@ -179,7 +190,8 @@ def source_text(answer: Answer, index: int) -> Text:
     text.append(p.title or p.path)
     text.append("  ")
     link = file_link(p.path, page=p.page)
-    text.append(f"{p.path}" + (f":{p.start_line}" if p.page is None and p.start_line else ""),
+    text.append(display_path(p.path)
+                + (f":{p.start_line}" if p.page is None and p.start_line else ""),
                 style=f"dim link {link}" if link else "dim")
     if where:
         text.append(f"  {where}", style="dim")
