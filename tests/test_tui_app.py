@@ -24,7 +24,7 @@ from tui.screens.add_folder import AddFolderScreen  # noqa: E402
 from tui.screens.chats import ChatsScreen  # noqa: E402
 from tui.screens.index import IndexScreen  # noqa: E402
 from tui.screens.settings import SettingsScreen  # noqa: E402
-from tui.screens.source import SourceScreen  # noqa: E402
+from tui.screens.source import HIGHLIGHT, SourceScreen  # noqa: E402
 from tui.widgets.answer_view import SegmentLine, SourceLine, TurnView  # noqa: E402
 from tui_fakes import FakeAssistant  # noqa: E402
 
@@ -205,7 +205,7 @@ async def test_citation_opens_source_panel_with_highlighted_span(tmp_path, docs)
         body = screen.query_one("#source-body").render()
         text, start, end = fake.surrounding(cited)
         assert str(body) == text
-        highlighted = [s for s in body.spans if getattr(s.style, "reverse", False)]
+        highlighted = [s for s in body.spans if s.style == HIGHLIGHT]
         assert [(s.start, s.end) for s in highlighted] == [(start, end)]
         path_line = screen.query_one("#source-path").render()
         assert cited.path in str(path_line)

@@ -17,7 +17,7 @@ from localrag.assistant import Assistant  # noqa: E402
 from localrag.render import LABEL_SYMBOL, decision_line  # noqa: E402
 from tui.app import create_app  # noqa: E402
 from tui.screens.add_folder import AddFolderScreen  # noqa: E402
-from tui.screens.source import SourceScreen  # noqa: E402
+from tui.screens.source import HIGHLIGHT, SourceScreen  # noqa: E402
 from tui.widgets.answer_view import SegmentLine, SourceLine  # noqa: E402
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.slow]
@@ -124,7 +124,7 @@ async def test_real_app_index_ask_cite_cancel(tmp_path, notes, embedder):
             body = screen.query_one("#source-body").render()
             assert str(body) == text
             assert [(s.start, s.end) for s in body.spans
-                    if getattr(s.style, "reverse", False)] == [(start, end)]
+                    if s.style == HIGHLIGHT] == [(start, end)]
             assert passage.path in str(screen.query_one("#source-path").render())
             await pilot.press("escape")
             await pilot.pause()

@@ -73,3 +73,13 @@ def test_watch_line_without_changes_and_home_paths(monkeypatch):
     assert display_path("/home/me/notes/a.md") == "~/notes/a.md"
     assert display_path("/home/meg/a.md") == "/home/meg/a.md"
     assert display_path("/srv/a.md") == "/srv/a.md"
+
+
+def test_rows_before_counts_wrapped_rows():
+    from tui.screens.source import rows_before
+
+    text = "aaaa\nbbbbbbbbbb\nc"
+    assert rows_before(text, text.index("c"), 5) == 3      # "bbbbbbbbbb" takes two rows
+    assert rows_before(text, text.index("c"), 80) == 2
+    assert rows_before(text, 0, 5) == 0
+    assert rows_before("x" * 12, 11, 5) == 2               # inside a wrapped line

@@ -275,7 +275,7 @@ class SegmentLine(Vertical, can_focus=True):
 
 
 class CopyLink(Static):
-    """"⧉ copy" beside a code block: a click copies the block."""
+    """"copy" beside a code block's label: a click copies the block."""
 
     def on_click(self, event: "Click") -> None:
         event.stop()
@@ -288,7 +288,17 @@ class CopyLink(Static):
 
 class CodeBlockLine(SegmentLine):
     """A whole code block: a header with symbol, language, citation and label, then the
-    code with its lines and indentation, highlighted, scrolling sideways when wide."""
+    code with its lines and indentation, highlighted, scrolling sideways when wide
+    (Left / Right while the block has focus, or the mouse)."""
+
+    BINDINGS = [
+        Binding("left", "scroll_code(-8)", "Scroll left", show=False),
+        Binding("right", "scroll_code(8)", "Scroll right", show=False),
+    ]
+
+    def action_scroll_code(self, columns: int) -> None:
+        self.query_one(".code-scroll", ScrollableContainer).scroll_relative(
+            x=columns, animate=False)
 
     @property
     def code(self) -> str:
@@ -301,7 +311,7 @@ class CodeBlockLine(SegmentLine):
     def compose(self):
         with Horizontal(classes="code-header"):
             yield Static(unit_renderable(self.segment), classes="unit-line")
-            yield CopyLink(Text("⧉ copy", style="underline"), classes="copy-link")
+            yield CopyLink(Text("copy", style="underline"), classes="copy-link")
         lang = code_language(self.segment.text)
         with ScrollableContainer(classes="code-scroll", can_focus=False):
             yield Static(highlight(self.code, language=lang or None), classes="code-body")
