@@ -93,13 +93,16 @@ async def settle(pilot) -> None:
 
 
 @pytest.fixture
-def recorded_app(gitdocs, embedder):
-    """app(question) -> the app over the real index, the recorded answer saved as a chat
-    (`show_recorded` reopens it: the saved-chat path of the app)."""
+def recorded_app(gitdocs, embedder, tmp_path):
+    """app(question) -> the app over a copy of the real index (its own settings and
+    chats), the recorded answer saved as a chat (`show_recorded` reopens it: the
+    saved-chat path of the app)."""
     opened: list[Assistant] = []
 
     def make(question: str = CODE_QUESTION) -> LocalragApp:
-        assistant = open_assistant(gitdocs, embedder)
+        data = tmp_path / "data"
+        shutil.copytree(gitdocs / "data", data)
+        assistant = Assistant.open(data, overrides=REAL_SETTINGS, embedder=embedder)
         opened.append(assistant)
         answer = recorded_answer(question, gitdocs, assistant)
         chats = assistant.chats_store
