@@ -54,6 +54,8 @@ class LocalragApp(App[None]):
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     """Below 100 columns dialogs such as the source panel take the whole screen."""
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
+    """Below 40 rows the source panel drops its blank rows."""
 
     def __init__(self, assistant: Assistant, *, load_model: bool = True,
                  first_run_screen: bool = True) -> None:

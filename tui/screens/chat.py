@@ -102,6 +102,7 @@ class ChatScreen(Screen[None]):
             s = app.index_status
             folders = f"{len(s.roots)} folder" + ("" if len(s.roots) == 1 else "s")
             label.update(f"{folders} · {s.files_indexed} files · {s.chunks} chunks"
-                         + (f" · {s.files_error} errors" if s.files_error else ""))
+                         + (f" · {s.files_error} error" + ("s" if s.files_error != 1 else "")
+                            if s.files_error else ""))
         else:
             label.update("index: opening…")
