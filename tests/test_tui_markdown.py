@@ -196,3 +196,29 @@ async def test_long_answer_and_long_source_list_scroll_and_keep_the_input(tmp_pa
         await pilot.pause()
         assert "Paragraph 0 has a sentence" in screen_text(app)
         assert question.region.height == 3 and question.region.bottom <= 23
+
+
+async def test_footer_fits_80_columns_and_shows_cancel_only_while_answering(tmp_path):
+    import threading
+
+    fake = FakeAssistant(tmp_path / "data")
+    fake.make_answer = canned_markdown_answer
+    fake.gate = threading.Semaphore(0)
+    app = create_app(fake, first_run_screen=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        footer = lambda: screen_lines(app)[-1]          # noqa: E731
+        assert "Cancel" not in footer()
+        app.ask("how?")
+        await pilot.pause()
+        await pilot.pause()
+        assert "esc Cancel" in footer()
+        for _ in range(len(split_units(MARKDOWN_ANSWER))):
+            fake.gate.release()
+        await settle(pilot)
+        assert "Cancel" not in footer()
+        view = list(app._turns.values())[-1]
+        view.query_one(CodeBlockLine).focus()
+        await pilot.pause()
+        line = footer()
+        assert "c Copy" in line and "f4 Settings" in line and "^p palette" in line

@@ -226,6 +226,7 @@ class LocalragApp(App[None]):
         self._answer_cancel = cancel
         self._running_turn = turn_id
         self._answer_worker(question, turn_id, cancel)
+        self.chat_screen.refresh_bindings()
         return turn_id
 
     @work(thread=True, exclusive=True, group="answer", exit_on_error=False)
@@ -277,6 +278,7 @@ class LocalragApp(App[None]):
         if self._running_turn == turn_id:
             self._running_turn = None
             self._answer_cancel = None
+            self.chat_screen.refresh_bindings()
 
     @property
     def answering(self) -> bool:

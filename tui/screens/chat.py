@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 class ChatScreen(Screen[None]):
     BINDINGS = [
-        Binding("escape", "app.cancel_answer", "Cancel"),
+        Binding("escape", "cancel_answer", "Cancel"),
         Binding("ctrl+n", "app.new_chat", "New"),
         Binding("ctrl+s", "app.export_answer", "Export"),
         Binding("f2", "app.show_chats", "Chats"),
@@ -39,12 +39,22 @@ class ChatScreen(Screen[None]):
             yield Static("model: loading…", id="model-status")
             yield Static("", id="index-status")
         yield Input(placeholder="Ask a question…", id="question")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#question", Input).focus()
         self.refresh_index_state()
         self.refresh_model_state()
+
+    def action_cancel_answer(self) -> None:
+        self.app_state.action_cancel_answer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # "esc Cancel" only while an answer runs: the footer has no room to spare at 80
+        # columns (the app refreshes the bindings when an answer starts and ends)
+        if action == "cancel_answer":
+            return self.app_state.answering
+        return True
 
     @property
     def app_state(self) -> "LocalragApp":

@@ -101,7 +101,7 @@ class SourceScreen(ModalScreen[None]):
             yield Static(path_line, id="source-path")
             with VerticalScroll(id="source-scroll"):
                 yield Static(Text("loading the surrounding text…", style="dim"), id="source-body")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#source-scroll").focus()

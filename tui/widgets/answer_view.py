@@ -233,7 +233,7 @@ class SegmentLine(Vertical, can_focus=True):
     its symbol, citation and label. Enter or a click opens its source; `c` copies it."""
 
     BINDINGS = [
-        Binding("enter", "open_source", "Open source", show=True),
+        Binding("enter", "open_source", "Open source", show=False),   # the hint says so
         Binding("c", "copy_unit", "Copy", show=True),
     ]
 
