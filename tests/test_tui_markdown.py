@@ -194,6 +194,7 @@ async def test_long_answer_and_long_source_list_scroll_and_keep_the_input(tmp_pa
         # Tab to the first unit brings it back into view; the question box stays
         view.query(SegmentLine).first().focus()
         await pilot.pause()
+        await pilot.wait_for_scheduled_animations()      # focus scrolls smoothly
         assert "Paragraph 0 has a sentence" in screen_text(app)
         assert question.region.height == 3 and question.region.bottom <= 23
 
@@ -222,3 +223,22 @@ async def test_footer_fits_80_columns_and_shows_cancel_only_while_answering(tmp_
         await pilot.pause()
         line = footer()
         assert "c Copy" in line and "f4 Settings" in line and "^p palette" in line
+
+
+async def test_a_reopened_long_chat_shows_its_end(tmp_path):
+    long = "\n\n".join(f"Paragraph {i} has a sentence that says something." for i in range(30))
+    fake = FakeAssistant(tmp_path / "data")
+    fake.make_answer = answer_with(long, n_sources=6)
+    app = create_app(fake, first_run_screen=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await asked(pilot, "first?")
+        await asked(pilot, "second?")
+        chat = fake.chats()[0]
+        app.action_new_chat()
+        await settle(pilot)
+        app.open_chat(chat.id)
+        await settle(pilot)
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        text = screen_text(app)
+        assert "[6] file5.md" in text and "labels by selfrag" in text, text

@@ -251,14 +251,12 @@ class LocalragApp(App[None]):
     def on_segment_ready(self, message: SegmentReady) -> None:
         view = self._turns.get(message.turn_id)
         if view is not None:
-            view.add_segment(message.segment)
-            self.chat_screen.scroll_to_end()
+            view.add_segment(message.segment)      # the anchored log follows (chat.py)
 
     def on_answer_done(self, message: AnswerDone) -> None:
         view = self._turns.get(message.turn_id)
         if view is not None:
             view.show_answer(message.answer)
-            self.chat_screen.scroll_to_end()
         self._answer_finished(message.turn_id)
 
     def on_answer_stopped(self, message: AnswerStopped) -> None:

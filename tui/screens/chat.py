@@ -43,6 +43,9 @@ class ChatScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#question", Input).focus()
+        # The log stays scrolled to its end while answers grow, until the person scrolls
+        # or moves to a unit above (then it stays put); asking again re-anchors it.
+        self.query_one("#chat-log", VerticalScroll).anchor()
         self.refresh_index_state()
         self.refresh_model_state()
 
@@ -77,13 +80,10 @@ class ChatScreen(Screen[None]):
         if hint:
             hint.remove()
         log.mount(view)
-        log.scroll_end(animate=False)
+        log.anchor()
 
     def clear_turns(self) -> None:
         self.query_one("#chat-log", VerticalScroll).remove_children()
-
-    def scroll_to_end(self) -> None:
-        self.query_one("#chat-log", VerticalScroll).scroll_end(animate=False)
 
     def refresh_model_state(self) -> None:
         app = self.app_state
