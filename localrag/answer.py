@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from indexer.records import Passage
+from localrag.units import UnitKind, join_units
 
 SupportLabel = Literal["fully", "partially", "none", "no_retrieval"]
 """fully / partially supported, none = not supported or contradictory, no_retrieval =
@@ -71,19 +72,24 @@ class Scores:
 
 @dataclass
 class Segment:
-    """One chosen piece of the answer (usually a sentence) with its label and citation."""
+    """One unit of the answer (localrag.units: a sentence, a whole list item or a whole
+    code block) with its label and citation."""
 
-    text: str
+    text: str                     # the unit's Markdown (a code block with its fences)
     label: SupportLabel
     scores: Scores
     citation: int | None          # index into Answer.passages (0-based); None = no source
     passage: Passage | None = None
+    kind: UnitKind = "sentence"   # "sentence", "code" or "list_item"
+    starts_block: bool = False    # begins a new paragraph, list or code block
     label_source: LabelSource | None = None
     """Where `label` came from (LabelSource); None in answers saved before it existed."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "text": self.text,
+            "kind": self.kind,
+            "starts_block": self.starts_block,
             "label": self.label,
             "label_source": self.label_source,
             "scores": vars(self.scores).copy(),
@@ -105,7 +111,8 @@ class Answer:
 
     @property
     def text(self) -> str:
-        return " ".join(s.text.strip() for s in self.segments if s.text.strip())
+        """The answer as Markdown: its units joined (localrag.units.join_units)."""
+        return join_units(self.segments)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -171,8 +178,11 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
         index = None if cite is None else int(cite) - 1
         scores = Scores(**{k: v for k, v in (seg.get("scores") or {}).items()
                            if k in ("rel", "sup", "use", "seq", "total")})
+        kind = seg.get("kind")
         segments.append(Segment(
             text=str(seg.get("text", "")),
+            kind=kind if kind in ("sentence", "code", "list_item") else "sentence",
+            starts_block=bool(seg.get("starts_block", False)),
             label=seg.get("label", "none"),
             scores=scores,
             citation=index,

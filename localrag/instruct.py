@@ -37,10 +37,10 @@ from indexer.records import Passage
 from localrag.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
 from localrag.critics import RELEVANT_AT, Critic, Embed, SupportJudgement, choose_critic
 from localrag.errors import AnswerCancelled, LocalragError
-from localrag.lexical import split_sentences
 from localrag.model_critic import chat_tokens
 from localrag.scoring import closed_set_choice, mean_logprob, should_retrieve, total_score
 from localrag.selfrag import EngineConfig
+from localrag.units import Unit, split_units
 from models.base import Generation, LanguageModel
 
 Retrieve = Callable[[str, int], list[Passage]]
@@ -85,7 +85,7 @@ def user_message(question: str, title: str, text: str) -> str:
 class _Candidate:
     index: int                        # into Answer.passages
     text: str
-    sentences: list[str]
+    sentences: list[Unit]
     judgements: list[SupportJudgement]
     rel: float
     sup: float
@@ -98,31 +98,36 @@ _ECHO = re.compile(r"^(using only this note|answer the question using only|quest
                    r"note\s*\(|answer\s*:?$)", re.I)
 
 
-def answer_sentences(text: str, question: str, *, complete: bool = True) -> list[str]:
-    """The sentences of a generated answer worth showing and judging.
+def answer_units(text: str, question: str, *, complete: bool = True) -> list[Unit]:
+    """The units (localrag.units) of a generated answer worth showing and judging.
 
     Small instruct models echo the prompt ("Using only this note, answer ...") and copy
     bare Markdown headings from the note; shown as answer sentences those would be
     labelled "supported" by lexical overlap while saying nothing, so they are dropped.
-    So are repeats of a sentence already given (a small model's loop) and, when the
-    generation was cut at max_tokens (`complete=False`), an unfinished last sentence
+    So are repeats of a unit already given (a small model's loop) and, when the
+    generation was cut at max_tokens (`complete=False`), an unfinished last unit
     (unless it is the only one: half an answer, then, beats none).
     """
     q = " ".join(question.lower().split()).rstrip("?. ")
-    out: list[str] = []
+    out: list[Unit] = []
     seen: set[str] = set()
-    for sentence in split_sentences(text):
-        s = sentence.strip()
+    for unit in split_units(text):
+        s = unit.text.strip()
         if re.fullmatch(r"#+\s.*", s) or _ECHO.match(s):
             continue
-        key = " ".join(s.lower().split())
+        key = " ".join(unit.plain.lower().split())     # "5. Use X." repeats "4. Use X."
         if key.rstrip("?. ") == q or key in seen:
             continue
         seen.add(key)
-        out.append(s)
-    if not complete and len(out) > 1 and not re.search(r"[.!?\u2026][\"')\]]*$", out[-1]):
+        out.append(unit)
+    if not complete and len(out) > 1 and not out[-1].finished:
         out.pop()
     return out
+
+
+def answer_sentences(text: str, question: str, *, complete: bool = True) -> list[str]:
+    """The texts of `answer_units`."""
+    return [u.text for u in answer_units(text, question, complete=complete)]
 
 
 def common_prefix_len(seqs: Sequence[Sequence[int]]) -> int:
@@ -321,10 +326,11 @@ class _Run:
         self.e.last_generate_calls += 1
         self._check_cancel()
         drafts = [self._text(g) for g in gens]
-        sentence_lists = [answer_sentences(text, self.question, complete=g.finish != "length")
+        sentence_lists = [answer_units(text, self.question, complete=g.finish != "length")
                           for (text, _), g in zip(drafts, gens)]
         # one embedding pass for every sentence of every candidate, not one per sentence
-        self.critic.prepare([x for xs in sentence_lists for x in xs], [texts[i] for i in chosen])
+        self.critic.prepare([x.plain for xs in sentence_lists for x in xs],
+                            [texts[i] for i in chosen])
         candidates = [self._candidate(i, texts[i], text, seq_mean, sentences)
                       for i, (text, seq_mean), sentences in zip(chosen, drafts, sentence_lists)]
         live = [c for c in candidates if not c.dropped]
@@ -350,8 +356,9 @@ class _Run:
                 mean_logprob([s.logprob for s in gen.steps]))
 
     def _candidate(self, index: int, text_for_critic: str, text: str, seq_mean: float | None,
-                   sentences: list[str]) -> _Candidate:
-        judgements = self.critic.support(sentences, text_for_critic) if sentences else []
+                   sentences: list[Unit]) -> _Candidate:
+        judgements = (self.critic.support([u.plain for u in sentences], text_for_critic)
+                      if sentences else [])
         sup = (math.fsum(j.score for j in judgements) / len(judgements)) if judgements else 0.0
         rel = self.judgements[index].relevance
         total = total_score(rel=rel, sup=sup, use=None, seq_mean_logprob=seq_mean,
@@ -369,9 +376,10 @@ class _Run:
         passage = self.judgements[best.index].passage
         seq = None if best.seq_mean is None else math.exp(best.seq_mean)
         segments = []
-        for sentence, j in zip(best.sentences, best.judgements):
+        for unit, j in zip(best.sentences, best.judgements):
             self._check_cancel()
-            seg = Segment(text=sentence, label=j.label,
+            seg = Segment(text=unit.text, kind=unit.kind, starts_block=unit.starts_block,
+                          label=j.label,
                           scores=Scores(rel=best.rel, sup=j.score, use=None, seq=seq,
                                         total=best.total),
                           citation=best.index, passage=passage, label_source="critic")
@@ -398,9 +406,10 @@ class _Run:
         total = total_score(rel=None, sup=None, use=None, seq_mean_logprob=seq_mean,
                             weights=self.cfg.weights)
         segments = []
-        for sentence in answer_sentences(text, self.question, complete=gen.finish != "length"):
+        for unit in answer_units(text, self.question, complete=gen.finish != "length"):
             self._check_cancel()
-            seg = Segment(text=sentence, label="no_retrieval",
+            seg = Segment(text=unit.text, kind=unit.kind, starts_block=unit.starts_block,
+                          label="no_retrieval",
                           scores=Scores(seq=seq, total=total), citation=None, passage=None,
                           label_source="retrieval")
             segments.append(seg)

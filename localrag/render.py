@@ -1,11 +1,16 @@
 """Plain renderings of an Answer: terminal text (the CLI) and Markdown (export).
 
-The TUI renders with Textual widgets but uses the same symbols and wording.
+Both show the answer's units (localrag.units: a prose sentence, a whole list item, a
+whole code block), each with its symbol, citation and label. The TUI renders the same
+units with Textual widgets and uses the same symbols and wording.
 """
 
 from __future__ import annotations
 
+import re
+
 from localrag.answer import LABEL_SOURCE_TEXT, LABEL_TEXT, Answer, RetrievalDecision, Segment
+from localrag.units import code_body, code_language
 
 LABEL_SYMBOL: dict[str, str] = {
     "fully": "✔",          # fully supported
@@ -52,11 +57,42 @@ def source_line(n: int, answer: Answer) -> str:
     return f"[{n + 1}] {j.passage.locator}  {j.passage.title}  (relevance {j.relevance:.2f})"
 
 
+def _cite(seg: Segment, fmt: str) -> str:
+    return "" if seg.citation is None else fmt.format(seg.citation + 1)
+
+
+def unit_lines(seg: Segment) -> list[str]:
+    """One unit as terminal lines: symbol, text, citation, label; a code block as a
+    header line and its code indented by four spaces, exactly as written."""
+    label = f"({label_words(seg)})"
+    symbol = LABEL_SYMBOL[seg.label]
+    if seg.kind == "code":
+        lang = code_language(seg.text)
+        head = f"{symbol} code" + (f" ({lang})" if lang else "") + f"{_cite(seg, ' [{}]')}  {label}:"
+        return [head, *("    " + line if line else "" for line in code_body(seg.text).split("\n"))]
+    first, *rest = seg.text.strip("\n").split("\n")
+    lines = [f"{symbol} {first.strip()}", *(f"  {line}" if line else "" for line in rest)]
+    if rest and _is_fence(rest[-1]):
+        lines.append(f"  {_cite(seg, '[{}]  ')}{label}")
+    else:
+        lines[-1] += f"{_cite(seg, ' [{}]')}  {label}"
+    return lines
+
+
+def _is_fence(line: str) -> bool:
+    return line.strip().startswith(("```", "~~~"))
+
+
 def answer_to_text(answer: Answer) -> str:
+    """The CLI's rendering: the decision, one line per unit (a code block keeps its
+    lines, set off by blank lines), the cited sources, notes."""
     lines = [decision_line(answer), ""]
+    prev: Segment | None = None
     for seg in answer.segments:
-        cite = f" [{seg.citation + 1}]" if seg.citation is not None else ""
-        lines.append(f"{LABEL_SYMBOL[seg.label]} {seg.text.strip()}{cite}  ({label_words(seg)})")
+        if prev is not None and (seg.kind == "code" or prev.kind == "code"):
+            lines.append("")
+        lines += unit_lines(seg)
+        prev = seg
     cited = sorted({s.citation for s in answer.segments if s.citation is not None})
     if cited:
         lines += ["", "Sources:"]
@@ -67,16 +103,50 @@ def answer_to_text(answer: Answer) -> str:
     return "\n".join(lines)
 
 
+def _markdown_unit(seg: Segment) -> str:
+    """One unit as Markdown with its symbol, footnote citation and label in words."""
+    symbol, cite = LABEL_SYMBOL[seg.label], _cite(seg, " [^{}]")
+    label = f"*({label_words(seg)})*"
+    text = seg.text.strip("\n")
+    if seg.kind == "code":
+        return f"{symbol} code{cite} {label}\n\n{text}"
+    if seg.kind == "list_item":
+        marker, _, rest = text.partition(" ")
+        lines = f"{marker} {symbol} {rest.lstrip()}".split("\n")
+        if len(lines) > 1 and _is_fence(lines[-1]):
+            indent = " " * (len(marker) + 1)
+            lines.append(f"{indent}{cite.strip()} {label}".rstrip())
+        else:
+            lines[-1] += f"{cite} {label}"
+        return "\n".join(lines)
+    heading = re.match(r"(#{1,6})\s+(.*)", text.strip())
+    if heading:
+        return f"{heading.group(1)} {symbol} {heading.group(2)}{cite} {label}"
+    return f"{symbol} {text.strip()}{cite} {label}"
+
+
 def answer_to_markdown(answer: Answer) -> str:
-    """A self-contained Markdown export: question, labelled sentences, linked sources."""
+    """A self-contained Markdown export: the question, the answer's units as Markdown
+    (each with its symbol, footnote citation and label; the sentences of a paragraph on
+    lines of their own, code blocks fenced, list items as a list), linked sources."""
     out = [f"## {answer.question}", "", f"_{decision_line(answer)}_", ""]
+    body = ""
+    prev: Segment | None = None
     for seg in answer.segments:
-        cite = f" [^{seg.citation + 1}]" if seg.citation is not None else ""
-        out.append(f"- {LABEL_SYMBOL[seg.label]} {seg.text.strip()}{cite} "
-                   f"*({label_words(seg)})*")
+        if prev is not None:
+            heading = prev.text.lstrip().startswith("#") or seg.text.lstrip().startswith("#")
+            if seg.kind == prev.kind == "sentence" and not seg.starts_block and not heading:
+                body += "\\\n"                     # a hard line break: same paragraph
+            elif seg.kind == prev.kind == "list_item" and not seg.starts_block:
+                body += "\n"
+            else:
+                body += "\n\n"
+        body += _markdown_unit(seg)
+        prev = seg
+    if body:
+        out += [body, ""]
     cited = sorted({s.citation for s in answer.segments if s.citation is not None})
     if cited:
-        out.append("")
         for n in cited:
             p = answer.passages[n].passage
             out.append(f"[^{n + 1}]: [{p.title}]({_file_uri(p.path, p.page)}) — `{p.locator}`")

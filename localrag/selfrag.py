@@ -70,7 +70,6 @@ from localrag.answer import (
     Segment,
 )
 from localrag.critique import Critique, Span, read_generation, retrieve_group_probability
-from localrag.lexical import split_sentences
 from localrag.errors import AnswerCancelled, LocalragError
 from localrag.prompting import encode_text, prompt_ids
 from localrag.scoring import (
@@ -83,6 +82,7 @@ from localrag.scoring import (
     total_score,
 )
 from localrag.settings import Settings
+from localrag.units import join_units, plain_text, split_units
 from models.base import LanguageModel, Step, StopRule
 from models.reflection import (
     PARAGRAPH_CLOSE,
@@ -524,7 +524,7 @@ class _Run:
                scores: Scores, citation: int | None, passage: Passage | None) -> _Beam:
         sentences, fallback = self._sentences(crit.spans, scores=scores, citation=citation,
                                               passage=passage)
-        text = " ".join(s.text for s in sentences)
+        text = join_units(sentences)
         if crit.boundary == "length":
             self._note("a segment stopped at the max_tokens limit")
         pending = "retrieve" if crit.boundary == "retrieve" else None
@@ -540,10 +540,10 @@ class _Run:
         fallback: list[int] = []
         tokens: list[tuple[int, str]] = []     # (sentence index, IsSup token) with evidence
         for span in spans:
-            texts = split_sentences(self.model.detokenize(span.text_ids).strip())
+            units = split_units(self.model.detokenize(span.text_ids).strip())
             evidence = passage is not None and span.kind != "no_retrieval"
-            for j, t in enumerate(texts):
-                own = span.issup if j == len(texts) - 1 else None
+            for j, u in enumerate(units):
+                own = span.issup if j == len(units) - 1 else None
                 if not evidence:
                     label, source, cite, p = "no_retrieval", "retrieval", None, None
                 elif own is not None:
@@ -551,8 +551,9 @@ class _Run:
                 else:
                     label, source, cite, p = "none", "unjudged", citation, passage
                     fallback.append(len(out))
-                out.append(Segment(text=t, label=label, scores=scores, citation=cite,
-                                   passage=p, label_source=source))
+                out.append(Segment(text=u.text, label=label, scores=scores, citation=cite,
+                                   passage=p, label_source=source, kind=u.kind,
+                                   starts_block=u.starts_block))
             if evidence and span.issup is not None:
                 tokens.append((len(out) - 1, span.issup))
         for i in fallback:                  # until a critic judges: the segment's token
@@ -600,8 +601,8 @@ class _Run:
             return
         p = todo[0].passage
         self._check_cancel()
-        for seg, judgement in zip(todo, critic.support([s.text for s in todo],
-                                                       f"{p.title}\n{p.text}")):
+        texts = [plain_text(s.kind, s.text) for s in todo]    # code without its fences
+        for seg, judgement in zip(todo, critic.support(texts, f"{p.title}\n{p.text}")):
             seg.label, seg.label_source = judgement.label, "critic"
 
 

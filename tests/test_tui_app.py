@@ -25,7 +25,7 @@ from tui.screens.add_folder import AddFolderScreen  # noqa: E402
 from tui.screens.chats import ChatsScreen  # noqa: E402
 from tui.screens.index import IndexScreen  # noqa: E402
 from tui.screens.settings import SettingsScreen  # noqa: E402
-from tui.screens.source import SourceScreen  # noqa: E402
+from tui.screens.source import HIGHLIGHT, SourceScreen  # noqa: E402
 from tui.widgets.answer_view import SegmentLine, SourceLine, TurnView  # noqa: E402
 from tui_fakes import FakeAssistant  # noqa: E402
 
@@ -46,6 +46,8 @@ def docs(tmp_path: Path) -> Path:
 
 
 def plain(widget) -> str:
+    if isinstance(widget, SegmentLine):
+        return widget.plain
     return str(widget.render())
 
 
@@ -204,7 +206,7 @@ async def test_citation_opens_source_panel_with_highlighted_span(tmp_path, docs)
         body = screen.query_one("#source-body").render()
         text, start, end = fake.surrounding(cited)
         assert str(body) == text
-        highlighted = [s for s in body.spans if getattr(s.style, "reverse", False)]
+        highlighted = [s for s in body.spans if s.style == HIGHLIGHT]
         assert [(s.start, s.end) for s in highlighted] == [(start, end)]
         path_line = screen.query_one("#source-path").render()
         assert cited.path in str(path_line)
@@ -461,4 +463,5 @@ async def test_command_palette_lists_the_app_commands(tmp_path):
         assert {"New chat", "Saved chats", "Index", "Settings", "Add folder", "Export answer",
                 "Cancel answer", "Toggle dark/light"} <= titles
         keys = {k for k, active in app.active_bindings.items() if active.binding.show}
-        assert {"escape", "ctrl+n", "ctrl+s", "f2", "f3", "f4", "ctrl+t"} <= keys
+        assert {"ctrl+n", "ctrl+s", "f2", "f3", "f4", "ctrl+t"} <= keys
+        assert "escape" not in keys      # "esc Cancel" shows only while an answer runs

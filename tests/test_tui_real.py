@@ -17,7 +17,7 @@ from localrag.assistant import Assistant  # noqa: E402
 from localrag.render import LABEL_SYMBOL, decision_line  # noqa: E402
 from tui.app import create_app  # noqa: E402
 from tui.screens.add_folder import AddFolderScreen  # noqa: E402
-from tui.screens.source import SourceScreen  # noqa: E402
+from tui.screens.source import HIGHLIGHT, SourceScreen  # noqa: E402
 from tui.widgets.answer_view import SegmentLine, SourceLine  # noqa: E402
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.slow]
@@ -101,9 +101,9 @@ async def test_real_app_index_ask_cite_cancel(tmp_path, notes, embedder):
             assert view.shown_segments() == [(s.text.strip(), s.label, s.citation)
                                              for s in answer.segments]
             for line, seg in zip(view.query(SegmentLine), answer.segments):
-                assert str(line.render()).startswith(LABEL_SYMBOL[seg.label])
+                assert line.plain.startswith(LABEL_SYMBOL[seg.label])
                 if seg.citation is not None:
-                    assert f"[{seg.citation + 1}]" in str(line.render())
+                    assert f"[{seg.citation + 1}]" in line.plain
             assert str(view.query_one(".decision").render()) == decision_line(answer)
 
             # open a source (cited, or the first passage read)
@@ -124,7 +124,7 @@ async def test_real_app_index_ask_cite_cancel(tmp_path, notes, embedder):
             body = screen.query_one("#source-body").render()
             assert str(body) == text
             assert [(s.start, s.end) for s in body.spans
-                    if getattr(s.style, "reverse", False)] == [(start, end)]
+                    if s.style == HIGHLIGHT] == [(start, end)]
             assert passage.path in str(screen.query_one("#source-path").render())
             await pilot.press("escape")
             await pilot.pause()

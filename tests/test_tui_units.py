@@ -76,3 +76,28 @@ def test_sentence_line_says_where_its_label_came_from():
     assert again.segments[1].label_source is None
     assert "(fully supported; fallback critic)" in answer_to_text(answer)
     assert "*(fully supported; fallback critic)*" in answer_to_markdown(answer)
+
+
+def test_watch_line_without_changes_and_home_paths(monkeypatch):
+    from indexer.records import IndexReport, WatchEvent
+    from tui.widgets.answer_view import display_path
+    from tui.widgets.index_view import watch_summary
+
+    assert watch_summary(WatchEvent(paths=["/n/notes"], report=IndexReport())) == (
+        "Checked notes: no indexed file changed")
+    assert watch_summary(WatchEvent(paths=["/n/a.md"], report=IndexReport(added=1))) == (
+        "Re-indexed 1 file(s) after changes to a.md")
+    monkeypatch.setenv("HOME", "/home/me")
+    assert display_path("/home/me/notes/a.md") == "~/notes/a.md"
+    assert display_path("/home/meg/a.md") == "/home/meg/a.md"
+    assert display_path("/srv/a.md") == "/srv/a.md"
+
+
+def test_rows_before_counts_wrapped_rows():
+    from tui.screens.source import rows_before
+
+    text = "aaaa\nbbbbbbbbbb\nc"
+    assert rows_before(text, text.index("c"), 5) == 3      # "bbbbbbbbbb" takes two rows
+    assert rows_before(text, text.index("c"), 80) == 2
+    assert rows_before(text, 0, 5) == 0
+    assert rows_before("x" * 12, 11, 5) == 2               # inside a wrapped line

@@ -68,6 +68,36 @@ def canned_answer(question: str, passages: list[Passage] | None = None) -> Answe
     )
 
 
+MARKDOWN_ANSWER = (
+    "Use `git stash` to put your changes aside. Run it in the repository:\n\n"
+    "```sh\n"
+    "git stash push -m \"wip\"\n"
+    "git stash list\n"
+    "    # indented: stash@{0}\n"
+    "```\n\n"
+    "1. **Save** the work with `git stash`.\n"
+    "2. Bring it back with `git stash pop`.\n\n"
+    "That is all.")
+"""A Markdown answer with prose, a code block (an indented line in it) and a list."""
+
+
+def canned_markdown_answer(question: str, passages: list[Passage] | None = None) -> Answer:
+    """`MARKDOWN_ANSWER` split into units by localrag.units, as the engines do."""
+    from localrag.units import split_units
+
+    answer = canned_answer(question, passages)
+    labels = ["fully", "partially", "fully", "none", "fully", "no_retrieval"]
+    units = split_units(MARKDOWN_ANSWER)
+    assert len(units) == len(labels), units
+    answer.segments = [
+        Segment(text=u.text, kind=u.kind, starts_block=u.starts_block, label=label,
+                scores=Scores(rel=0.9, sup=0.8, use=0.7, seq=0.5, total=2.4),
+                citation=None if label == "no_retrieval" else 0,
+                passage=None if label == "no_retrieval" else answer.passages[0].passage)
+        for u, label in zip(units, labels)]
+    return answer
+
+
 class FakeAssistant(Assistant):
     """The real facade with an in-memory index and a canned engine."""
 
@@ -88,6 +118,7 @@ class FakeAssistant(Assistant):
         self.gate: threading.Semaphore | None = None   # when set, one release per segment
         self.progress_calls = 0
         self.index_gate: threading.Semaphore | None = None   # when set, one release per file
+        self.make_answer = canned_answer      # question, passages -> the Answer to stream
 
     # -- index ------------------------------------------------------------------------------
     def add_root(self, path: Any) -> RootInfo:
@@ -235,7 +266,7 @@ class FakeAssistant(Assistant):
         self.asked.append(question)
         found = self.search(question, k=3)
         found += canned_passages()[len(found):]        # always three passages
-        answer = canned_answer(question, found)
+        answer = self.make_answer(question, found)
         if on_decision is not None:
             on_decision(answer.decision)
         self.started.set()

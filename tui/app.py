@@ -53,6 +53,10 @@ class LocalragApp(App[None]):
     BINDINGS = [
         Binding("ctrl+t", "toggle_theme", "Theme"),
     ]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    """Below 100 columns dialogs such as the source panel take the whole screen."""
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
+    """Below 40 rows the source panel drops its blank rows."""
 
     def __init__(self, assistant: Assistant, *, load_model: bool = True,
                  first_run_screen: bool = True) -> None:
@@ -228,6 +232,7 @@ class LocalragApp(App[None]):
         self._answer_cancel = cancel
         self._running_turn = turn_id
         self._answer_worker(question, turn_id, cancel)
+        self.chat_screen.refresh_bindings()
         return turn_id
 
     @work(thread=True, exclusive=True, group="answer", exit_on_error=False)
@@ -252,14 +257,12 @@ class LocalragApp(App[None]):
     def on_segment_ready(self, message: SegmentReady) -> None:
         view = self._turns.get(message.turn_id)
         if view is not None:
-            view.add_segment(message.segment)
-            self.chat_screen.scroll_to_end()
+            view.add_segment(message.segment)      # the anchored log follows (chat.py)
 
     def on_answer_done(self, message: AnswerDone) -> None:
         view = self._turns.get(message.turn_id)
         if view is not None:
             view.show_answer(message.answer)
-            self.chat_screen.scroll_to_end()
         self._answer_finished(message.turn_id)
 
     def on_answer_stopped(self, message: AnswerStopped) -> None:
@@ -279,6 +282,7 @@ class LocalragApp(App[None]):
         if self._running_turn == turn_id:
             self._running_turn = None
             self._answer_cancel = None
+            self.chat_screen.refresh_bindings()
 
     @property
     def answering(self) -> bool:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 class ChatScreen(Screen[None]):
     BINDINGS = [
-        Binding("escape", "app.cancel_answer", "Cancel"),
+        Binding("escape", "cancel_answer", "Cancel"),
         Binding("ctrl+n", "app.new_chat", "New"),
         Binding("ctrl+s", "app.export_answer", "Export"),
         Binding("f2", "app.show_chats", "Chats"),
@@ -31,19 +31,33 @@ class ChatScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
         with VerticalScroll(id="chat-log", can_focus=False):
-            yield Static(Text("Ask a question about your files. Tab moves to the answer's "
-                              "sentences and sources; Enter opens a source.", style="dim"),
+            yield Static(Text("Ask a question about your files. Tab moves through the "
+                              "answer (each sentence, list item or code block) and its "
+                              "sources; Enter opens a source, c copies.", style="dim"),
                          id="chat-hint")
         with Horizontal(id="status-bar"):
             yield Static("model: loading…", id="model-status")
             yield Static("", id="index-status")
         yield Input(placeholder="Ask a question…", id="question")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#question", Input).focus()
+        # The log stays scrolled to its end while answers grow, until the person scrolls
+        # or moves to a unit above (then it stays put); asking again re-anchors it.
+        self.query_one("#chat-log", VerticalScroll).anchor()
         self.refresh_index_state()
         self.refresh_model_state()
+
+    def action_cancel_answer(self) -> None:
+        self.app_state.action_cancel_answer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # "esc Cancel" only while an answer runs: the footer has no room to spare at 80
+        # columns (the app refreshes the bindings when an answer starts and ends)
+        if action == "cancel_answer":
+            return self.app_state.answering
+        return True
 
     @property
     def app_state(self) -> "LocalragApp":
@@ -66,13 +80,10 @@ class ChatScreen(Screen[None]):
         if hint:
             hint.remove()
         log.mount(view)
-        log.scroll_end(animate=False)
+        log.anchor()
 
     def clear_turns(self) -> None:
         self.query_one("#chat-log", VerticalScroll).remove_children()
-
-    def scroll_to_end(self) -> None:
-        self.query_one("#chat-log", VerticalScroll).scroll_end(animate=False)
 
     def refresh_model_state(self) -> None:
         app = self.app_state
@@ -99,8 +110,10 @@ class ChatScreen(Screen[None]):
             text = "indexing: scanning…"
         elif app.index_status is not None:
             s = app.index_status
-            text = (f"{len(s.roots)} folders · {s.files_indexed} files · {s.chunks} chunks"
-                    + (f" · {s.files_error} errors" if s.files_error else ""))
+            folders = f"{len(s.roots)} folder" + ("" if len(s.roots) == 1 else "s")
+            label.update(f"{folders} · {s.files_indexed} files · {s.chunks} chunks"
+                         + (f" · {s.files_error} error" + ("s" if s.files_error != 1 else "")
+                            if s.files_error else ""))
         else:
             text = "index: opening…"
         if app.pulling:          # a model download runs in the background (settings > models)

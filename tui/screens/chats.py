@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -16,6 +17,14 @@ from localrag.chats import ChatSummary
 
 def _when(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def _entry(chat: ChatSummary) -> Text:
+    """Two rows: the chat's first question, then how many questions and when."""
+    text = Text(chat.title, style="bold", overflow="ellipsis", no_wrap=True)
+    count = f"{chat.turns} question" + ("" if chat.turns == 1 else "s")
+    text.append(f"\n{count} · {_when(chat.updated_at)}", style="dim")
+    return text
 
 
 class ChatsScreen(ModalScreen[int | None]):
@@ -31,10 +40,8 @@ class ChatsScreen(ModalScreen[int | None]):
         with Vertical(id="chats-dialog", classes="dialog"):
             yield Label("Saved chats", classes="dialog-title")
             if self.chats:
-                yield OptionList(*[
-                    Option(f"{c.title}  ·  {c.turns} question(s)  ·  {_when(c.updated_at)}",
-                           id=str(c.id))
-                    for c in self.chats], id="chats-list")
+                yield OptionList(*[Option(_entry(c), id=str(c.id)) for c in self.chats],
+                                 id="chats-list")
                 yield Static("Enter opens a chat · Esc goes back", classes="dim")
             else:
                 yield Static("No saved chats yet: ask a question first.", classes="dim")

@@ -34,7 +34,7 @@ class IndexScreen(Screen[None]):
             yield IndexProgressView(id="index-progress")
             yield Static("Watcher events", classes="section-title")
             yield RichLog(id="watch-log", max_lines=200, markup=False, wrap=True)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.refresh_index_state()

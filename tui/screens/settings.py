@@ -68,7 +68,7 @@ class SettingsScreen(ModalScreen[dict[str, Any] | None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save", variant="primary", id="save-settings", compact=True)
                 yield Button("Cancel", id="cancel-settings", compact=True)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#set-model_path", Input).focus()

@@ -12,12 +12,13 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static
 
 from indexer.records import Passage
 from localrag.answer import Answer
-from tui.widgets.answer_view import file_link
+from tui.widgets.answer_view import display_path, file_link
 
 if TYPE_CHECKING:
     from tui.app import LocalragApp
@@ -46,11 +47,26 @@ def open_command(passage: Passage, *, environ: dict[str, str] | None = None) -> 
     return ["xdg-open", target], False
 
 
-def highlighted(text: str, start: int, end: int) -> Text:
-    body = Text(text)
+HIGHLIGHT = "on $accent 25%"
+"""The cited span: a tint of the theme's accent, readable in dark and light themes and
+over a long passage (reverse video turned a 50-line passage into a black block)."""
+
+
+def highlighted(text: str, start: int, end: int) -> Content:
+    body = Content(text)
     if 0 <= start < end <= len(text):
-        body.stylize("bold reverse", start, end)
+        body = body.stylize(HIGHLIGHT, start, end)
     return body
+
+
+def rows_before(text: str, offset: int, width: int) -> int:
+    """How many screen rows the text before `offset` takes when wrapped to `width`."""
+    if offset <= 0 or width <= 0:
+        return 0
+    before = text[:offset]
+    line_start = before.rfind("\n") + 1
+    rows = len(Content(before[:line_start]).wrap(width)) - 1 if line_start else 0
+    return rows + max(len(Content(before[line_start:]).wrap(width)) - 1, 0)
 
 
 class SourceScreen(ModalScreen[None]):
@@ -68,6 +84,7 @@ class SourceScreen(ModalScreen[None]):
         self.judgement = answer.passages[index]
         self.passage = self.judgement.passage
         self.span: tuple[int, int] | None = None
+        self.text = ""
 
     def compose(self) -> ComposeResult:
         p = self.passage
@@ -76,7 +93,7 @@ class SourceScreen(ModalScreen[None]):
                         classes="dialog-title", markup=False)
             link = file_link(p.path, page=p.page)
             path_line = Text()
-            path_line.append(p.path, style=f"link {link}" if link else "")
+            path_line.append(display_path(p.path), style=f"link {link}" if link else "")
             loc = where(p)
             if loc:
                 path_line.append(f"  {loc}", style="bold")
@@ -84,7 +101,7 @@ class SourceScreen(ModalScreen[None]):
             yield Static(path_line, id="source-path")
             with VerticalScroll(id="source-scroll"):
                 yield Static(Text("loading the surrounding text…", style="dim"), id="source-body")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#source-scroll").focus()
@@ -102,11 +119,19 @@ class SourceScreen(ModalScreen[None]):
 
     def _show(self, text: str, start: int, end: int) -> None:
         self.span = (start, end)
+        self.text = text
         self.query_one("#source-body", Static).update(highlighted(text, start, end))
-        # Bring the highlighted span into view: count the lines before it.
-        line = text.count("\n", 0, max(0, start))
-        scroll = self.query_one("#source-scroll", VerticalScroll)
-        scroll.scroll_to(y=max(0, line - 2), animate=False)
+        self.call_after_refresh(self._scroll_to_span)
+
+    def _scroll_to_span(self) -> None:
+        """Bring the highlighted span into view, two rows of context above it (rows
+        counted as wrapped at the panel's width)."""
+        if self.span is None:
+            return
+        body = self.query_one("#source-body", Static)
+        row = rows_before(self.text, self.span[0], body.content_region.width)
+        self.query_one("#source-scroll", VerticalScroll).scroll_to(y=max(0, row - 2),
+                                                                    animate=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

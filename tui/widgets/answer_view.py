@@ -1,23 +1,34 @@
-"""One question and its answer: retrieval line, labelled sentences, sources.
+"""One question and its answer: retrieval line, labelled units, sources.
 
-Sentences arrive one by one while the engine works (`add_segment`); when the Answer is
-complete the view is rebuilt from it (`show_answer`), so what stays on screen is exactly
-what the engine returned. Sentences and sources with a citation can be focused (Tab) and
-opened with Enter or a mouse click.
+The answer's units (localrag.units) arrive one by one while the engine works
+(`add_segment`); when the Answer is complete the view is rebuilt from it (`show_answer`),
+so what stays on screen is exactly what the engine returned. Each unit is one widget with
+one symbol, citation and label: a sentence (inline Markdown rendered), a list item, or a
+whole code block (highlighted, lines and indentation kept, `c` or a click on "copy"
+copies it). Units and sources can be focused (Tab) and opened with Enter or a click.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import re
+
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.measure import Measurement
+from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, ScrollableContainer, Vertical
+from textual.highlight import highlight
+from textual.widget import Widget
 from textual.widgets import Static
 
 from localrag.answer import LABEL_SOURCE_TEXT, Answer, RetrievalDecision, Segment
 from localrag.render import LABEL_SYMBOL, decision_line, decision_preview
+from localrag.units import code_body, code_language
 from tui.messages import CitationSelected
+from tui.widgets.inline_md import inline_markdown
 
 if TYPE_CHECKING:
     from textual.events import Click
@@ -30,12 +41,27 @@ LABEL_SHORT: dict[str, str] = {
 }
 """Short label words shown after each sentence (the symbol and colour carry the rest)."""
 
+CITATION_STYLE = "bold underline"
+"""A citation number: bold and underlined, readable in both themes (a click on its
+unit opens the source)."""
+
 LABEL_STYLE: dict[str, str] = {
     "fully": "bold green",
     "partially": "bold yellow",
     "none": "bold red",
     "no_retrieval": "bold blue",
 }
+
+
+def display_path(path: str) -> str:
+    """`path` as shown: under the home folder as `~/...` (shorter; the link keeps the
+    full path)."""
+    import os
+
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and (path == home or path.startswith(home.rstrip("/") + "/")):
+        return "~" + path[len(home.rstrip("/")):]
+    return path
 
 
 def file_link(path: str, *, line: int | None = None, page: int | None = None) -> str:
@@ -51,19 +77,114 @@ def file_link(path: str, *, line: int | None = None, page: int | None = None) ->
     return uri
 
 
-def segment_text(segment: Segment) -> Text:
-    """The on-screen line of one sentence: symbol, text, citation, label word, and where
-    the label came from (" · own token", " · fallback critic", ...) when known."""
-    text = Text()
-    text.append(LABEL_SYMBOL[segment.label] + " ", style=LABEL_STYLE[segment.label])
-    text.append(segment.text.strip())
-    if segment.citation is not None:
-        text.append(f" [{segment.citation + 1}]", style="bold underline")
-    text.append(f"  {LABEL_SHORT[segment.label]}", style=f"dim {LABEL_STYLE[segment.label]}")
+def _citation(segment: Segment) -> Text:
+    if segment.citation is None:
+        return Text()
+    return Text(f"[{segment.citation + 1}]", style=CITATION_STYLE)
+
+
+def _label(segment: Segment) -> Text:
+    """The label word, and where the label came from (" · own token", " · fallback
+    critic", ...) when known."""
+    text = Text(LABEL_SHORT[segment.label], style=f"dim {LABEL_STYLE[segment.label]}")
     if segment.label_source is not None:
         text.append(f" · {LABEL_SOURCE_TEXT.get(segment.label_source, segment.label_source)}",
                     style="dim")
     return text
+
+
+def _label_tail(segment: Segment) -> Text:
+    """Citation number and label word after a unit's text (one line)."""
+    text = Text()
+    if segment.citation is not None:
+        text.append(" ")
+        text.append_text(_citation(segment))
+    return text + Text("  ") + _label(segment)
+
+
+class LabelledText:
+    """A unit's text, wrapped, then its citation and label word: each goes on the last
+    line if it fits there, else starts a new line, so a label is never cut in two."""
+
+    def __init__(self, body: Text, citation: Text, label: Text) -> None:
+        self.body, self.citation, self.label = body, citation, label
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(options.max_width, 1)
+        lines = list(self.body.wrap(console, width)) or [Text()]
+        for part, gap in ((self.citation, " "), (self.label, "  ")):
+            if not part.plain:
+                continue
+            last = lines[-1]
+            if last.cell_len + len(gap) + part.cell_len <= width:
+                last.append(gap)
+                last.append_text(part)
+            else:
+                lines += list(part.wrap(console, width))
+        yield Text("\n").join(lines)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        whole = self.body.cell_len + 1 + self.citation.cell_len + 2 + self.label.cell_len
+        return Measurement(min(whole, 12), min(whole, options.max_width))
+
+
+def unit_text(segment: Segment) -> Text:
+    """A unit's text as shown after its symbol: inline Markdown rendered; a heading bold
+    without its `#`s; a list item with its marker and its continuation lines (indented
+    under its text); for a code block, the header ("code · python")."""
+    raw = segment.text.strip("\n")
+    if segment.kind == "code":
+        lang = code_language(raw)
+        return Text("code" + (f" · {lang}" if lang else ""), style="italic")
+    heading = re.match(r"^ {0,3}#{1,6}[ \t]+(.*)$", raw)
+    if segment.kind == "sentence" and heading:
+        title = inline_markdown(heading.group(1).strip())
+        title.stylize("bold")
+        return title
+    if segment.kind == "list_item":
+        first, *rest = raw.split("\n")
+        marker, _, head = first.partition(" ")
+        body = Text()
+        body.append(marker + " ", style="bold")
+        body.append_text(inline_markdown(head.strip()))
+        for line in rest:
+            indent = len(line) - len(line.lstrip())
+            body.append("\n" + " " * indent)
+            body.append_text(inline_markdown(line.strip()) if not _FENCE_LINE.match(line)
+                             else Text(line.strip(), style="dim"))
+        return body
+    return inline_markdown(" ".join(raw.split()))
+
+
+_FENCE_LINE = re.compile(r"^\s*(```|~~~)")
+
+
+def unit_body(segment: Segment) -> Text:
+    """`unit_text`, its citation and its label word, as one text."""
+    return unit_text(segment) + _label_tail(segment)
+
+
+def segment_text(segment: Segment) -> Text:
+    """One unit as a single text: symbol, then `unit_body` (tests and plain views)."""
+    text = Text()
+    text.append(LABEL_SYMBOL[segment.label] + " ", style=LABEL_STYLE[segment.label])
+    return text + unit_body(segment)
+
+
+def unit_renderable(segment: Segment) -> Table:
+    """What a unit's line draws: the symbol in a column of its own (wrapped lines stay
+    under the text), then the text with its citation and label (`LabelledText`)."""
+    return _with_symbol(segment, LabelledText(unit_text(segment), _citation(segment),
+                                              _label(segment)))
+
+
+def _with_symbol(segment: Segment, body: RenderableType) -> Table:
+    """Symbol in a column of its own, so wrapped lines stay under the text."""
+    grid = Table.grid(expand=True)
+    grid.add_column(width=2, no_wrap=True)
+    grid.add_column(ratio=1)
+    grid.add_row(Text(LABEL_SYMBOL[segment.label], style=LABEL_STYLE[segment.label]), body)
+    return grid
 
 
 def source_text(answer: Answer, index: int) -> Text:
@@ -75,7 +196,8 @@ def source_text(answer: Answer, index: int) -> Text:
     text.append(p.title or p.path)
     text.append("  ")
     link = file_link(p.path, page=p.page)
-    text.append(f"{p.path}" + (f":{p.start_line}" if p.page is None and p.start_line else ""),
+    text.append(display_path(p.path)
+                + (f":{p.start_line}" if p.page is None and p.start_line else ""),
                 style=f"dim link {link}" if link else "dim")
     if where:
         text.append(f"  {where}", style="dim")
@@ -87,39 +209,124 @@ def source_text(answer: Answer, index: int) -> Text:
     return text
 
 
-class _CitationLine(Static, can_focus=True):
-    """A focusable line that opens citation `index` of `answer` on Enter or click."""
+def _open_citation(widget: Widget, answer: Answer | None, index: int | None) -> None:
+    if answer is not None and index is not None:
+        widget.post_message(CitationSelected(answer, index))
+    else:
+        widget.notify("This part of the answer has no source.", timeout=3)
+
+
+class SourceLine(Static, can_focus=True):
+    """A cited source; Enter or a click opens it."""
 
     BINDINGS = [Binding("enter", "open_source", "Open source", show=True)]
 
-    def __init__(self, content: Text, *, answer: Answer | None, index: int | None,
-                 classes: str = "") -> None:
-        super().__init__(content, classes=classes)
+    def __init__(self, answer: Answer, index: int) -> None:
+        super().__init__(source_text(answer, index), classes="source")
         self.answer = answer
         self.citation = index
 
     def action_open_source(self) -> None:
-        if self.answer is not None and self.citation is not None:
-            self.post_message(CitationSelected(self.answer, self.citation))
-        else:
-            self.notify("This sentence has no source.", timeout=3)
+        _open_citation(self, self.answer, self.citation)
 
     def on_click(self, event: "Click") -> None:
         event.stop()
         self.action_open_source()
 
 
-class SegmentLine(_CitationLine):
+class SegmentLine(Vertical, can_focus=True):
+    """One unit of the answer (a sentence, a list item; `CodeBlockLine` for code) with
+    its symbol, citation and label. Enter or a click opens its source; `c` copies it."""
+
+    BINDINGS = [
+        Binding("enter", "open_source", "Open source", show=False),   # the hint says so
+        Binding("c", "copy_unit", "Copy", show=True),
+    ]
+
     def __init__(self, segment: Segment, *, answer: Answer | None = None) -> None:
-        super().__init__(segment_text(segment), answer=answer, index=segment.citation,
-                         classes=f"segment label-{segment.label}")
+        classes = f"segment unit-{segment.kind} label-{segment.label}"
+        if segment.starts_block:
+            classes += " block-start"
+        super().__init__(classes=classes)
         self.segment = segment
+        self.answer = answer
+        self.citation = segment.citation
+
+    def compose(self):
+        yield Static(unit_renderable(self.segment), classes="unit-line")
+
+    @property
+    def plain(self) -> str:
+        """The unit as it reads on screen, as plain text (symbol first)."""
+        return segment_text(self.segment).plain.replace("\u00a0", " ")
+
+    @property
+    def copy_text(self) -> str:
+        """What `c` copies: the sentence or list item as written."""
+        return self.segment.text.strip()
+
+    def action_open_source(self) -> None:
+        _open_citation(self, self.answer, self.citation)
+
+    def action_copy_unit(self) -> None:
+        text = self.copy_text
+        self.app.copy_to_clipboard(text)
+        lines = text.count("\n") + 1
+        what = "code block" if self.segment.kind == "code" else "text"
+        self.notify(f"Copied the {what} ({lines} line{'s' if lines != 1 else ''}).", timeout=3)
+
+    def on_click(self, event: "Click") -> None:
+        event.stop()
+        self.action_open_source()
 
 
-class SourceLine(_CitationLine):
-    def __init__(self, answer: Answer, index: int) -> None:
-        super().__init__(source_text(answer, index), answer=answer, index=index,
-                         classes="source")
+class CopyLink(Static):
+    """"copy" beside a code block's label: a click copies the block."""
+
+    def on_click(self, event: "Click") -> None:
+        event.stop()
+        parent = self.parent
+        while parent is not None and not isinstance(parent, SegmentLine):
+            parent = parent.parent
+        if isinstance(parent, SegmentLine):
+            parent.action_copy_unit()
+
+
+class CodeBlockLine(SegmentLine):
+    """A whole code block: a header with symbol, language, citation and label, then the
+    code with its lines and indentation, highlighted, scrolling sideways when wide
+    (Left / Right while the block has focus, or the mouse)."""
+
+    BINDINGS = [
+        Binding("left", "scroll_code(-8)", "Scroll left", show=False),
+        Binding("right", "scroll_code(8)", "Scroll right", show=False),
+    ]
+
+    def action_scroll_code(self, columns: int) -> None:
+        self.query_one(".code-scroll", ScrollableContainer).scroll_relative(
+            x=columns, animate=False)
+
+    @property
+    def code(self) -> str:
+        return code_body(self.segment.text)
+
+    @property
+    def copy_text(self) -> str:
+        return self.code
+
+    def compose(self):
+        with Horizontal(classes="code-header"):
+            yield Static(unit_renderable(self.segment), classes="unit-line")
+            yield CopyLink(Text("copy", style="underline"), classes="copy-link")
+        lang = code_language(self.segment.text)
+        with ScrollableContainer(classes="code-scroll", can_focus=False):
+            yield Static(highlight(self.code, language=lang or None), classes="code-body")
+
+
+def unit_line(segment: Segment, *, answer: Answer | None = None) -> SegmentLine:
+    """The widget for one unit."""
+    cls = CodeBlockLine if segment.kind == "code" else SegmentLine
+    return cls(segment, answer=answer)
 
 
 class TurnView(Vertical):
@@ -150,7 +357,7 @@ class TurnView(Vertical):
             self.show_decision(self.decision)
         if self.state != "done" and self.streamed:
             self.query_one(".segments", Vertical).mount_all(
-                [SegmentLine(s) for s in self.streamed])
+                [unit_line(s) for s in self.streamed])
         if self.state in ("cancelled", "failed"):
             self._render_stop()
 
@@ -173,7 +380,7 @@ class TurnView(Vertical):
             return
         self.streamed.append(segment)
         if self.composed:
-            self.query_one(".segments", Vertical).mount(SegmentLine(segment))
+            self.query_one(".segments", Vertical).mount(unit_line(segment))
 
     def show_answer(self, answer: Answer) -> None:
         """Replace the streamed lines with the complete answer."""
@@ -187,12 +394,13 @@ class TurnView(Vertical):
         segments = self.query_one(".segments", Vertical)
         segments.remove_children()
         if answer.segments:
-            segments.mount_all([SegmentLine(s, answer=answer) for s in answer.segments])
+            segments.mount_all([unit_line(s, answer=answer) for s in answer.segments])
         else:
             segments.mount(Static(Text("(no answer)", style="dim")))
         sources = self.query_one(".sources", Vertical)
         sources.remove_children()
         cited = sorted({s.citation for s in answer.segments if s.citation is not None})
+        sources.set_class(bool(cited), "has-sources")
         if cited:
             sources.mount_all([SourceLine(answer, n) for n in cited])
         footer = [f"labels by {answer.critic}"]

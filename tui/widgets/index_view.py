@@ -51,6 +51,8 @@ def watch_summary(event: WatchEvent) -> str:
     names = ", ".join(p.rsplit("/", 1)[-1] for p in event.paths[:3])
     more = f" and {len(event.paths) - 3} more" if len(event.paths) > 3 else ""
     changed = r.added + r.updated + r.removed + r.moved
+    if not changed:          # e.g. a folder's timestamps changed: nothing to re-index
+        return f"Checked {names}{more}: no indexed file changed"
     return f"Re-indexed {changed} file(s) after changes to {names}{more}"
 
 
