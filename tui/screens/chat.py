@@ -111,9 +111,9 @@ class ChatScreen(Screen[None]):
         elif app.index_status is not None:
             s = app.index_status
             folders = f"{len(s.roots)} folder" + ("" if len(s.roots) == 1 else "s")
-            label.update(f"{folders} · {s.files_indexed} files · {s.chunks} chunks"
-                         + (f" · {s.files_error} error" + ("s" if s.files_error != 1 else "")
-                            if s.files_error else ""))
+            text = (f"{folders} · {s.files_indexed} files · {s.chunks} chunks"
+                    + (f" · {s.files_error} error" + ("s" if s.files_error != 1 else "")
+                       if s.files_error else ""))
         else:
             text = "index: opening…"
         if app.pulling:          # a model download runs in the background (settings > models)
