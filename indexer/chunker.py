@@ -48,6 +48,28 @@ class Sizer:
         return min(self.target, self.limit) if self.target > 0 else self.limit
 
 
+CHUNKER_VERSION = 2   # 1: words; 2: word pieces fitted to the window, cleaned markup
+
+
+def sizer_for(embedder, chunk_tokens: int = 0) -> Sizer | None:  # noqa: ANN001 - an Embedder
+    """The Sizer of an indexer.embedder.Embedder (its tokenizer and window); None for an
+    embedder without them (chunks are then sized in words)."""
+    count, window = getattr(embedder, "count_tokens", None), getattr(embedder, "window", None)
+    if count is None or not window:
+        return None
+    return Sizer(count=count, window=int(window), target=chunk_tokens)
+
+
+def chunking_signature(chunk_words: int, chunk_tokens: int, embedder) -> str:  # noqa: ANN001
+    """Stored with the index: when it changes, every file is chunked and embedded again
+    (each keeps its old chunks, still searchable, until its new ones replace them)."""
+    window = getattr(embedder, "window", None)
+    if not window:
+        return str(chunk_words)
+    engine = getattr(embedder, "engine", "")
+    return f"{chunk_words}|tokens={chunk_tokens or window}|v{CHUNKER_VERSION}|{engine}"
+
+
 def embedding_text(title: str, text: str) -> str:
     """What the embedder reads for a chunk (the updater and the bench use this)."""
     return f"{title}\n{text}"
