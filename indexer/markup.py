@@ -38,9 +38,9 @@ _KEEP_ARGS = {"function", "macro", "type", "struct", "union", "enum", "enumerato
 _ONE_NL = r"[^`\n]+(?:\n[^`\n]+)?"       # inline text, at most one line break inside
 _RST_BACKTICKS = [
     (re.compile(r"``(" + _ONE_NL + r")``"), r"\1"),                                  # ``literal``
-    (re.compile(r":[\w:+.-]+:`([^`<\n]*(?:\n[^`<\n]*)??)\s*<[^`>]*>`"), r"\1"),   # :ref:`title <x>`
+    (re.compile(r":[\w:+.-]+:`([^`<]*?)\s*<[^`>]*>`"), r"\1"),                  # :ref:`title <x>`
     (re.compile(r":[\w:+.-]+:`(" + _ONE_NL + r")`"), r"\1"),                        # :c:func:`x`
-    (re.compile(r"`([^`<\n]+(?:\n[^`<\n]+)?)\s*<[^`>]*>`__?"), r"\1"),            # `text <url>`_
+    (re.compile(r"`([^`<]+?)\s*<[^`>]*>`__?"), r"\1"),                            # `text <url>`_
     (re.compile(r"`(" + _ONE_NL + r")`(?:__?)?"), r"\1"),                             # `x`, `x`_
 ]
 _STRONG = re.compile(r"(?<![\w*])\*\*(\S(?:.*?\S)?)\*\*(?![\w*])")
