@@ -138,7 +138,8 @@ def word_pieces_of_index(idx) -> tuple[int, int]:  # noqa: ANN001
     return embedded, cut
 
 
-def build_index(c: Corpus, data_dir: Path, *, reuse: bool, backend: str, chunk_tokens: int = 0) -> dict:
+def build_index(c: Corpus, data_dir: Path, *, reuse: bool, backend: str, chunk_tokens: int = 0,
+                window: int | None = None) -> dict:
     """localrag's index of the corpus in data_dir/index (timed unless reused)."""
     from indexer.embedder import Embedder
     from indexer.index import Index
@@ -155,7 +156,7 @@ def build_index(c: Corpus, data_dir: Path, *, reuse: bool, backend: str, chunk_t
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(f, dst)
     opts = IndexOptions(chunk_tokens=chunk_tokens)
-    emb = Embedder(backend=backend)
+    emb = Embedder(backend=backend, window=window)
     t0 = time.perf_counter()
     emb.encode(["load the model"])          # loading counts as indexing time
     idx = Index(data_dir / "index", options=opts, embedder=emb)

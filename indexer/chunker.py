@@ -166,6 +166,8 @@ def _units(doc: ParsedDoc, max_words: int, sizer: Sizer | None, max_cost: Callab
                 continue
             word_costs = (sizer.count([w.group() for w in words]) if sizer is not None
                           else [1] * len(words))
+            if sizer is not None and max(word_costs) > limit:   # one "word" bigger than a chunk
+                words, word_costs = _split_words(text, words, word_costs, limit, sizer)
             group_start, group_cost = 0, 0
             for i, wc in enumerate(word_costs + [None]):
                 if wc is None or (i > group_start and (group_cost + wc > limit or i - group_start >= max_words)):
@@ -177,6 +179,47 @@ def _units(doc: ParsedDoc, max_words: int, sizer: Sizer | None, max_cost: Callab
                     group_cost += wc
         out.append((block, units))
     return out
+
+
+class _Span:
+    """A piece of one long word, shaped like a regex match for the packing code."""
+
+    def __init__(self, text: str, start: int, end: int) -> None:
+        self._text, self._start, self._end = text, start, end
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def group(self) -> str:
+        return self._text[self._start:self._end]
+
+
+def _split_words(text: str, words: list, costs: list[int], limit: int, sizer: Sizer
+                 ) -> tuple[list, list[int]]:
+    """Words of more word pieces than a chunk holds (minified code, base64, long tables
+    without spaces) cut into character runs that each fit."""
+    out_words, out_costs = [], []
+    for w, cost in zip(words, costs):
+        if cost <= limit:
+            out_words.append(w)
+            out_costs.append(cost)
+            continue
+        start, end = w.start(), w.end()
+        step = max(1, int((end - start) * limit / cost * 0.8))
+        pos = start
+        while pos < end:
+            stop = min(end, pos + step)
+            piece_cost = sizer.count([text[pos:stop]])[0]
+            while piece_cost > limit and stop - pos > 1:
+                stop = pos + (stop - pos) // 2
+                piece_cost = sizer.count([text[pos:stop]])[0]
+            out_words.append(_Span(text, pos, stop))
+            out_costs.append(piece_cost)
+            pos = stop
+    return out_words, out_costs
 
 
 def chunk_document(doc: ParsedDoc, *, file_name: str, chunk_words: int = 200,

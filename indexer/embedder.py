@@ -81,14 +81,15 @@ class Embedder:
     """
 
     def __init__(self, model_dir: str = "", *, device: str | None = None,
-                 backend: str = "auto", cache_dir: str | Path | None = None) -> None:
+                 backend: str = "auto", cache_dir: str | Path | None = None,
+                 window: int | None = None) -> None:
         self._configured = model_dir
         self._model_dir = model_dir
         self._device = device
         self._model: Any = None
         self._session: Any = None
         self._tokenizer: Any = None
-        self._window: int | None = None
+        self._window: int | None = window   # None: the model's max_seq_length
         self._dim: int | None = None
         self._word_pieces: dict[str, int] = {}
         if backend == "auto":
