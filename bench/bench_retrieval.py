@@ -167,7 +167,8 @@ def build_index(c: Corpus, data_dir: Path, *, reuse: bool, backend: str, chunk_t
     chunks = idx.status().chunks
     idx.close()
     info = {"seconds": elapsed, "chunks": chunks, "files": report.added, "word_pieces": embedded,
-            "cut": cut, "backend": backend, "reused": False}
+            "cut": cut, "backend": backend, "reused": False,
+            "built_at": time.strftime("%Y-%m-%d %H:%M"), "load_at_end": os.getloadavg()[0]}
     info_path.write_text(json.dumps(info))
     return info
 
@@ -373,6 +374,9 @@ def main() -> None:
     ap.add_argument("--no-latency", action="store_true")
     ap.add_argument("--latency-chunks", type=int, default=100_000)
     ap.add_argument("--cli-runs", type=int, default=5)
+    ap.add_argument("--kernel-every", type=int, default=1,
+                    help="kernel slice: the questions' files plus every Nth other file (1 = all 2,030)")
+    ap.add_argument("--build-only", action="store_true", help="build (and time) the indexes, then stop")
     args = ap.parse_args()
 
     from indexer.embedder import Embedder
@@ -385,17 +389,21 @@ def main() -> None:
     fp32 = Embedder(backend="onnx")     # the baseline's exact MiniLM (matches torch to 1e-6)
     locals_: dict[str, LocalIndex] = {}
     for name in args.corpora.split(","):
-        c = corpus(name)
+        c = corpus(name, every=args.kernel_every if name == "kernel" else 1)
         qs = questions(c)
         print(f"\n=== {name}: {len(c.files)} files, {len(qs)} questions "
               f"({sum(q.split == 'dev' for q in qs)} dev / {sum(q.split == 'test' for q in qs)} test)")
-        data_dir = OUT / name / "data"
+        data_dir = OUT / name / ("data" if c.name != "kernel" or args.kernel_every == 1
+                                 else f"data-every{args.kernel_every}")
         info = build_index(c, data_dir, reuse=args.reuse, backend=args.backend)
-        note = " (reused from an earlier run: not timed now)" if info.get("reused") else ""
+        note = (f" (built by this script at {info.get('built_at', '?')}, reused now)"
+                if info.get("reused") else "")
         print(f"  localrag index: {info['files']} files, {info['chunks']} chunks in {info['seconds']:.0f} s"
               f"{note}: {info['chunks'] / info['seconds']:.1f} chunks/s, "
               f"{info['word_pieces'] / info['seconds']:.0f} word pieces embedded/s, "
               f"{info['cut']} word pieces past the window ({args.backend})")
+        if args.build_only:
+            continue
         local = locals_[name] = LocalIndex(data_dir, args.backend)
         qvec_local = local.idx.embedder.encode([q.question for q in qs])
         table = evaluate(local, qs, qvec_local, ["dense", "lexical", "fused", "final"])
@@ -408,6 +416,8 @@ def main() -> None:
         print_quality(name, qs, rows)
         (OUT / name / "ranks.json").write_text(json.dumps({k: v for k, v in rows.items()}))
 
+    if args.build_only:
+        return
     if not args.no_latency and "kernel" in locals_:
         qs = questions(corpus("kernel")) + (questions(corpus("git")) if "git" in locals_ else [])
         local = locals_["kernel"]
