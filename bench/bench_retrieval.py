@@ -139,7 +139,7 @@ def word_pieces_of_index(idx) -> tuple[int, int]:  # noqa: ANN001
 
 
 def build_index(c: Corpus, data_dir: Path, *, reuse: bool, backend: str, chunk_tokens: int = 0,
-                window: int | None = None) -> dict:
+                window: int | None = None, chunk_words: int | None = None) -> dict:
     """localrag's index of the corpus in data_dir/index (timed unless reused)."""
     from indexer.embedder import Embedder
     from indexer.index import Index
@@ -156,6 +156,8 @@ def build_index(c: Corpus, data_dir: Path, *, reuse: bool, backend: str, chunk_t
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(f, dst)
     opts = IndexOptions(chunk_tokens=chunk_tokens)
+    if chunk_words:
+        opts.chunk_words = chunk_words
     emb = Embedder(backend=backend, window=window)
     t0 = time.perf_counter()
     emb.encode(["load the model"])          # loading counts as indexing time
@@ -377,6 +379,9 @@ def main() -> None:
     ap.add_argument("--kernel-every", type=int, default=1,
                     help="kernel slice: the questions' files plus every Nth other file (1 = all 2,030)")
     ap.add_argument("--build-only", action="store_true", help="build (and time) the indexes, then stop")
+    ap.add_argument("--window", type=int, default=0, help="embedder window in word pieces (0: localrag's default)")
+    ap.add_argument("--chunk-words", type=int, default=0, help="chunk word cap (0: localrag's default)")
+    ap.add_argument("--tag", default="data", help="folder name of the built index under bench/out/retrieval/CORPUS")
     args = ap.parse_args()
 
     from indexer.embedder import Embedder
@@ -393,9 +398,10 @@ def main() -> None:
         qs = questions(c)
         print(f"\n=== {name}: {len(c.files)} files, {len(qs)} questions "
               f"({sum(q.split == 'dev' for q in qs)} dev / {sum(q.split == 'test' for q in qs)} test)")
-        data_dir = OUT / name / ("data" if c.name != "kernel" or args.kernel_every == 1
-                                 else f"data-every{args.kernel_every}")
-        info = build_index(c, data_dir, reuse=args.reuse, backend=args.backend)
+        data_dir = OUT / name / (args.tag if c.name != "kernel" or args.kernel_every == 1
+                                 else f"{args.tag}-every{args.kernel_every}")
+        info = build_index(c, data_dir, reuse=args.reuse, backend=args.backend,
+                           window=args.window or None, chunk_words=args.chunk_words or None)
         note = (f" (built by this script at {info.get('built_at', '?')}, reused now)"
                 if info.get("reused") else "")
         print(f"  localrag index: {info['files']} files, {info['chunks']} chunks in {info['seconds']:.0f} s"
