@@ -16,10 +16,10 @@ passage AND in the file's own lines start_line..end_line (so cleaning can never 
 hit that the cited lines do not hold). The baseline's windows are raw file text.
 
 Systems, per corpus, each over the same questions:
-- dense / lexical / fused / final: localrag's own index, built here by localrag's
+- dense / lexical / fused: localrag's own index, built here by localrag's
   pipeline (walk, parse, clean, chunk in word pieces, embed, SQLite + HNSW + BM25).
   dense = HNSW over MiniLM vectors; lexical = BM25 over every content term;
-  fused = weighted RRF; final = what `localrag search` returns.
+  fused = weighted RRF, what `localrag search` returns.
 - baseline: fixed 200-word windows (no overlap), exact MiniLM cosine (float32),
   FTS5 BM25 over every query term (OR), RRF k=60, implemented here.
 Figures: recall@1/5/10 and MRR (over the top 10), for dev and test; index time, chunks/s
@@ -195,8 +195,7 @@ class LocalIndex:
 
         dense, lexical = search.rankings(self.vectors, qvec, query, depth)
         fused = [cid for cid, _ in search.fuse(dense, lexical)]
-        final = [p.chunk_id for p in search.hybrid_search(self.idx.store, self.vectors, qvec, query, k=10)]
-        return {"dense": dense, "lexical": lexical, "fused": fused, "final": final}
+        return {"dense": dense, "lexical": lexical, "fused": fused}
 
     def passages(self, ids: list[int]) -> list[tuple[str, str, str]]:
         rows = self.idx.store.fetch_chunks(list(ids))
@@ -412,7 +411,7 @@ def main() -> None:
             continue
         local = locals_[name] = LocalIndex(data_dir, args.backend)
         qvec_local = local.idx.embedder.encode([q.question for q in qs])
-        table = evaluate(local, qs, qvec_local, ["dense", "lexical", "fused", "final"])
+        table = evaluate(local, qs, qvec_local, ["dense", "lexical", "fused"])
         base = Baseline(c, cache, fp32)
         qvec_fp32 = fp32.encode([q.question for q in qs])
         btable = evaluate(base, qs, qvec_fp32, ["dense", "lexical", "fused"])

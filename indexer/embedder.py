@@ -89,7 +89,8 @@ class Embedder:
         self._model: Any = None
         self._session: Any = None
         self._tokenizer: Any = None
-        self._window: int | None = window   # None: the model's max_seq_length
+        self._window: int | None = window or None   # None: the model's max_seq_length
+        self._window_checked = False
         self._dim: int | None = None
         self._word_pieces: dict[str, int] = {}
         if backend == "auto":
@@ -148,11 +149,13 @@ class Embedder:
     def window(self) -> int:
         """Word pieces the model reads, [CLS] and [SEP] included (256 for MiniLM);
         the rest of a longer text is cut off by the model, so chunks fit inside it."""
-        if self._window is None:
-            window = int(self._read_json("sentence_bert_config.json").get("max_seq_length") or 0)
-            if not window:
-                window = int(self._read_json("config.json").get("max_position_embeddings") or 512)
-            self._window = window
+        if not self._window_checked:
+            window = self._window or int(self._read_json("sentence_bert_config.json").get("max_seq_length") or 0)
+            positions = int(self._read_json("config.json").get("max_position_embeddings") or 0)
+            window = window or positions or 512
+            if positions and window > positions:
+                window = positions      # the model has no position embeddings past this
+            self._window, self._window_checked = window, True
         return self._window
 
     def tokenizer(self) -> Any:
@@ -222,7 +225,9 @@ class Embedder:
 
                 _quiet_transformers()
 
-                self._model = SentenceTransformer(folder, device=self._device, local_files_only=True)
+                model = SentenceTransformer(folder, device=self._device, local_files_only=True)
+                model.max_seq_length = self.window   # the same window as the chunker's
+                self._model = model
             except Exception as exc:  # any load failure is a model problem for the person
                 raise EmbeddingModelError(
                     f"Cannot load the embedding model from {folder}: {exc}",
