@@ -208,6 +208,29 @@ class LocalIndex:
         return out
 
 
+class RawLexical:
+    """The same chunks, BM25 over their raw source lines instead of the cleaned text:
+    what cleaning does for the lexical side (judged by the same hit rule)."""
+
+    def __init__(self, local: LocalIndex) -> None:
+        import tempfile
+
+        from indexer.bm25 import Bm25Index
+
+        self.local = local
+        self.bm = Bm25Index(Path(tempfile.mkdtemp()))
+        rows = local.idx.store.conn.execute(
+            "SELECT c.id, c.title, f.path, c.start_line, c.end_line FROM chunks c JOIN files f ON f.id = c.file_id"
+        ).fetchall()
+        self.bm.add_many([(cid, title + "\n" + local.lines.span(path, a, b)) for cid, title, path, a, b in rows])
+
+    def rank(self, query: str, qvec: np.ndarray, depth: int = 50) -> dict[str, list[int]]:
+        return {"lexical": [cid for cid, _ in self.bm.search(query, depth)]}
+
+    def passages(self, ids: list[int]) -> list[tuple[str, str, str]]:
+        return self.local.passages(ids)
+
+
 def evaluate(system, qs: list[Question], qvecs: np.ndarray, names: list[str]) -> dict:  # noqa: ANN001
     ranks: dict[str, list[int | None]] = {n: [] for n in names}
     for q, v in zip(qs, qvecs):
@@ -380,6 +403,8 @@ def main() -> None:
     ap.add_argument("--build-only", action="store_true", help="build (and time) the indexes, then stop")
     ap.add_argument("--window", type=int, default=0, help="embedder window in word pieces (0: localrag's default)")
     ap.add_argument("--chunk-words", type=int, default=0, help="chunk word cap (0: localrag's default)")
+    ap.add_argument("--compare", default="",
+                    help="more built indexes to evaluate, as corpus:tag:backend:label,... (no timing)")
     ap.add_argument("--tag", default="data", help="folder name of the built index under bench/out/retrieval/CORPUS")
     args = ap.parse_args()
 
@@ -418,6 +443,17 @@ def main() -> None:
         print(f"  baseline: {len(base.windows)} windows of 200 words")
         rows = {f"localrag {k}": v for k, v in table.items()}
         rows.update({f"baseline {k}": v for k, v in btable.items()})
+        raw = RawLexical(local)
+        rows["idea: BM25 on raw markup"] = evaluate(raw, qs, qvec_local, ["lexical"])["lexical"]
+        for spec in filter(None, args.compare.split(",")):
+            cname, tag, backend, label = spec.split(":")
+            if cname != name:
+                continue
+            extra_dir = OUT / name / tag
+            extra = LocalIndex(extra_dir, backend)
+            t = evaluate(extra, qs, extra.idx.embedder.encode([q.question for q in qs]), ["dense", "lexical", "fused"])
+            rows.update({f"idea: {label} {k}": v for k, v in t.items()})
+            extra.idx.close()
         print_quality(name, qs, rows)
         (OUT / name / "ranks.json").write_text(json.dumps({k: v for k, v in rows.items()}))
 

@@ -49,8 +49,9 @@ class Settings:
     include_hidden: bool = False
     """Index hidden files and folders (names starting with a dot)."""
 
-    chunk_words: int = 200
-    """Target chunk size in words (chunks stay within about 100-300 words)."""
+    chunk_words: int = 400
+    """Most words in a chunk. Chunks are sized in the embedding model's word pieces to
+    fill its window (512 for MiniLM, about 200 words of prose), so this cap rarely binds."""
 
     # --- generation ------------------------------------------------------------------
     model_path: str = ""

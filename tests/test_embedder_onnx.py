@@ -15,7 +15,7 @@ from indexer.embedder import Embedder
 TEXTS = ["How do I allocate memory in an interrupt handler?",
          "git rebase --onto moves a branch to a new base",
          "short",
-         " ".join(["The watchdog timer resets the board when software hangs."] * 40)]   # past 256
+         " ".join(["The watchdog timer resets the board when software hangs."] * 60)]   # past 512
 
 
 @pytest.fixture(scope="module")
