@@ -435,10 +435,12 @@ def main() -> None:
         if args.build_only:
             continue
         local = locals_[name] = LocalIndex(data_dir, args.backend)
-        qvec_local = local.idx.embedder.encode([q.question for q in qs])
+        # one query per encode, as `localrag search` does (int8 activations are quantised
+        # per batch, so a batch of questions would give slightly different vectors)
+        qvec_local = np.vstack([local.idx.embedder.encode([q.question]) for q in qs])
         table = evaluate(local, qs, qvec_local, ["dense", "lexical", "fused"])
         base = Baseline(c, cache, fp32)
-        qvec_fp32 = fp32.encode([q.question for q in qs])
+        qvec_fp32 = np.vstack([fp32.encode([q.question]) for q in qs])
         btable = evaluate(base, qs, qvec_fp32, ["dense", "lexical", "fused"])
         print(f"  baseline: {len(base.windows)} windows of 200 words")
         rows = {f"localrag {k}": v for k, v in table.items()}
@@ -451,7 +453,8 @@ def main() -> None:
                 continue
             extra_dir = OUT / name / tag
             extra = LocalIndex(extra_dir, backend)
-            t = evaluate(extra, qs, extra.idx.embedder.encode([q.question for q in qs]), ["dense", "lexical", "fused"])
+            qv = np.vstack([extra.idx.embedder.encode([q.question]) for q in qs])
+            t = evaluate(extra, qs, qv, ["dense", "lexical", "fused"])
             rows.update({f"idea: {label} {k}": v for k, v in t.items()})
             extra.idx.close()
         print_quality(name, qs, rows)
