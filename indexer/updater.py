@@ -175,10 +175,11 @@ class UpdateRun:
             self._count_added(row)
             pending.ops.append(self._copy_op(same[0], cand, snap, row))
             return
+        sizer = self._sizer()   # outside the try: a broken tokenizer is a model error, not the file's
         try:
             doc = parse_bytes(snap.data, ext=cand.ext)
             chunks = chunk_document(doc, file_name=name, chunk_words=self.options.chunk_words,
-                                    sizer=self._sizer())
+                                    sizer=sizer)
         except reading.FileSkip as skip:
             self._skip_result(cand, skip, row, pending, snap.mtime_ns, snap.size)
             return
