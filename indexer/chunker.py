@@ -1,17 +1,78 @@
 """Structure-aware chunks: packed from a ParsedDoc's blocks, cut only at unit boundaries.
 
-Units are sentences (prose) or lines (code). A chunk holds about `chunk_words` words,
-starts a fresh chunk at each heading (small sections are merged), carries a little
-overlap when a long section is split, and never spans two PDF pages.
+Units are sentences (prose) or lines (code). A chunk starts fresh at each heading (small
+sections are merged), carries a little overlap when a long section is split, and never
+spans two PDF pages.
+
+Size is measured in the embedder's own word pieces when a `Sizer` is given (what
+localrag does): the text the embedder reads, "title\ntext" plus [CLS] and [SEP], fits
+its window (256 for MiniLM), so every word piece of every chunk is embedded; nothing
+falls past the window. ReStructuredText and code run at about two word pieces per
+word, so a word budget cannot promise that. Without a Sizer, size is in words
+(`chunk_words`), the old rule, kept for callers that have no tokenizer.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from indexer.parsers import Block, ParsedDoc
+
+
+@dataclass(frozen=True)
+class Sizer:
+    """Chunk size in word pieces.
+
+    count: texts -> word pieces of each (no special tokens); additive over whitespace.
+    window: the most word pieces the embedder reads, special tokens included.
+    target: word pieces wanted per embedded text (title included); at most window - 2.
+    specials: tokens the embedder adds around a text ([CLS], [SEP]).
+    """
+
+    count: Callable[[list[str]], list[int]]
+    window: int
+    target: int = 0
+    specials: int = 2
+    max_title: int = 48      # a deeper heading path is shortened for embedding
+
+    @property
+    def limit(self) -> int:
+        """Word pieces of title + text that still fit the window."""
+        return self.window - self.specials
+
+    @property
+    def budget(self) -> int:
+        return min(self.target, self.limit) if self.target > 0 else self.limit
+
+
+CHUNKER_VERSION = 2   # 1: words; 2: word pieces fitted to the window, cleaned markup
+
+
+def sizer_for(embedder, chunk_tokens: int = 0) -> Sizer | None:  # noqa: ANN001 - an Embedder
+    """The Sizer of an indexer.embedder.Embedder (its tokenizer and window); None for an
+    embedder without them (chunks are then sized in words)."""
+    count, window = getattr(embedder, "count_tokens", None), getattr(embedder, "window", None)
+    if count is None or not window:
+        return None
+    return Sizer(count=count, window=int(window), target=chunk_tokens)
+
+
+def chunking_signature(chunk_words: int, chunk_tokens: int, embedder) -> str:  # noqa: ANN001
+    """Stored with the index: when it changes, every file is chunked and embedded again
+    (each keeps its old chunks, still searchable, until its new ones replace them)."""
+    window = getattr(embedder, "window", None)
+    if not window:
+        return str(chunk_words)
+    engine = getattr(embedder, "engine", "")
+    return f"{chunk_words}|tokens={chunk_tokens or window}|v{CHUNKER_VERSION}|{engine}"
+
+
+def embedding_text(title: str, text: str) -> str:
+    """What the embedder reads for a chunk (the updater and the bench use this)."""
+    return f"{title}\n{text}"
 
 
 @dataclass
@@ -33,6 +94,7 @@ class _Unit:
     words: int
     heading: bool
     head: tuple[str, ...] = ()   # heading path of the block the unit comes from
+    cost: int = 0                # word pieces (or words without a Sizer)
 
 
 def _common_prefix(paths: list[tuple[str, ...]]) -> tuple[str, ...]:
@@ -51,10 +113,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?:;])\s+|\n")
 _WORD = re.compile(r"\S+")
 
 
-def _units(doc: ParsedDoc, block: Block, max_words: int) -> list[_Unit]:
+def _pieces(doc: ParsedDoc, block: Block) -> list[tuple[int, int]]:
+    """Sentences (prose) or lines (code) of a block, as (start, end) offsets."""
     text = doc.text
     if block.kind == "heading":
-        return [_Unit(block.start, block.end, _count(text, block.start, block.end), True)]
+        return [(block.start, block.end)]
     splitter = re.compile(r"\n") if block.kind == "code" else _SENTENCE_END
     pieces, pos = [], block.start
     for m in splitter.finditer(text, block.start, block.end):
@@ -63,20 +126,7 @@ def _units(doc: ParsedDoc, block: Block, max_words: int) -> list[_Unit]:
         pos = m.end()
     if pos < block.end:
         pieces.append((pos, block.end))
-    units = []
-    for start, end in pieces:
-        words = list(_WORD.finditer(text, start, end))
-        if not words:
-            continue
-        # A unit longer than a chunk (a run-on line, a minified file) is cut by words.
-        for i in range(0, len(words), max_words):
-            group = words[i:i + max_words]
-            units.append(_Unit(group[0].start(), group[-1].end(), len(group), False))
-    return units
-
-
-def _count(text: str, start: int, end: int) -> int:
-    return sum(1 for _ in _WORD.finditer(text, start, end))
+    return pieces
 
 
 class _LineIndex:
@@ -87,65 +137,212 @@ class _LineIndex:
         return bisect.bisect_right(self._starts, offset)   # 1-based
 
 
-def chunk_document(doc: ParsedDoc, *, file_name: str, chunk_words: int = 200) -> list[Chunk]:
-    target = max(20, chunk_words)
-    max_unit = max(target, int(target * 1.2))
-    min_section = max(10, target // 4)      # smaller sections merge into the next one
-    overlap = max(5, target // 10)
+def _units(doc: ParsedDoc, max_words: int, sizer: Sizer | None, max_cost: Callable[[tuple[str, ...]], int]
+           ) -> list[tuple[Block, list[_Unit]]]:
+    """Every block's units with their sizes; a unit longer than a chunk (a run-on line,
+    a minified file) is cut between words."""
+    text = doc.text
+    raw: list[tuple[Block, list[list[re.Match]]]] = []
+    for block in doc.blocks:
+        groups = []
+        for start, end in _pieces(doc, block):
+            words = list(_WORD.finditer(text, start, end))
+            if words:
+                groups.append(words)
+        raw.append((block, groups))
+    if sizer is not None:
+        flat = [text[g[0].start():g[-1].end()] for _, groups in raw for g in groups]
+        costs = iter(sizer.count(flat))
+    out = []
+    for block, groups in raw:
+        units = []
+        heading = block.kind == "heading"
+        for words in groups:
+            cost = next(costs) if sizer is not None else len(words)
+            limit = max_cost(block.heading_path)
+            if len(words) <= max_words and cost <= limit:
+                units.append(_Unit(words[0].start(), words[-1].end(), len(words), heading,
+                                   block.heading_path, cost))
+                continue
+            word_costs = (sizer.count([w.group() for w in words]) if sizer is not None
+                          else [1] * len(words))
+            if sizer is not None and max(word_costs) > limit:   # one "word" bigger than a chunk
+                words, word_costs = _split_words(text, words, word_costs, limit, sizer)
+            group_start, group_cost = 0, 0
+            for i, wc in enumerate(word_costs + [None]):
+                if wc is None or (i > group_start and (group_cost + wc > limit or i - group_start >= max_words)):
+                    part = words[group_start:i]
+                    units.append(_Unit(part[0].start(), part[-1].end(), len(part), heading,
+                                       block.heading_path, group_cost))
+                    group_start, group_cost = i, 0
+                if wc is not None:
+                    group_cost += wc
+        out.append((block, units))
+    return out
+
+
+class _Span:
+    """A piece of one long word, shaped like a regex match for the packing code."""
+
+    def __init__(self, text: str, start: int, end: int) -> None:
+        self._text, self._start, self._end = text, start, end
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def group(self) -> str:
+        return self._text[self._start:self._end]
+
+
+def _split_words(text: str, words: list, costs: list[int], limit: int, sizer: Sizer
+                 ) -> tuple[list, list[int]]:
+    """Words of more word pieces than a chunk holds (minified code, base64, long tables
+    without spaces) cut into character runs that each fit."""
+    out_words, out_costs = [], []
+    for w, cost in zip(words, costs):
+        if cost <= limit:
+            out_words.append(w)
+            out_costs.append(cost)
+            continue
+        start, end = w.start(), w.end()
+        step = max(1, int((end - start) * limit / cost * 0.8))
+        pos = start
+        while pos < end:
+            stop = min(end, pos + step)
+            piece_cost = sizer.count([text[pos:stop]])[0]
+            while piece_cost > limit and stop - pos > 1:
+                stop = pos + (stop - pos) // 2
+                piece_cost = sizer.count([text[pos:stop]])[0]
+            out_words.append(_Span(text, pos, stop))
+            out_costs.append(piece_cost)
+            pos = stop
+    return out_words, out_costs
+
+
+def chunk_document(doc: ParsedDoc, *, file_name: str, chunk_words: int = 200,
+                   sizer: Sizer | None = None, overlap: float = 0.1) -> list[Chunk]:
+    """Chunks of `doc`. With a `sizer`, each chunk's embedding text (title + text) fits the
+    embedder's window and holds at most `chunk_words` words; without one, the size is
+    `chunk_words` words. `overlap`: the share of a chunk repeated at the start of the
+    next one when a long section is split."""
+    target_words = max(20, chunk_words)
     lines = _LineIndex(doc.text) if doc.has_lines else None
+    titles: dict[tuple[str, ...], tuple[str, int]] = {}
+
+    def title_of(path: tuple[str, ...]) -> tuple[str, int]:
+        """(title, its word pieces) for a heading path; a path too long to embed next to
+        the text keeps its first and last headings."""
+        got = titles.get(path)
+        if got is None:
+            title = " > ".join((file_name,) + path)
+            cost = sizer.count([title])[0] if sizer is not None else 0
+            if sizer is not None and cost > sizer.max_title and len(path) > 1:
+                title = " > ".join((file_name, path[0], "…", path[-1]))
+                cost = sizer.count([title])[0]
+            got = titles[path] = (title, cost)
+        return got
+
+    if sizer is not None:
+        budget = sizer.budget
+
+        def max_cost(path: tuple[str, ...]) -> int:
+            return max(8, budget - title_of(path)[1])
+    else:
+        budget = target_words
+
+        def max_cost(path: tuple[str, ...]) -> int:
+            return max(target_words, int(target_words * 1.2))
+    max_unit_words = target_words if sizer is not None else max(target_words, int(target_words * 1.2))
+    min_section_words = max(10, target_words // 4)      # smaller sections merge into the next one
+    overlap_words = max(5, target_words // 10) if overlap > 0 else 0
+    overlap_cost = int(budget * overlap) if sizer is not None else overlap_words
     chunks: list[Chunk] = []
 
     cur: list[_Unit] = []
     carried = 0                              # leading units of `cur` from the last chunk
-    cur_words = fresh_words = 0
+    cur_words = fresh_words = cur_cost = 0
     cur_head: tuple[str, ...] = ()
     cur_page: int | None = None
+    cur_limit = budget                       # cost allowed for the text of the chunk being built
 
     def emit(carry: bool) -> None:
-        nonlocal cur, cur_words, fresh_words, carried
+        nonlocal cur, cur_words, fresh_words, carried, cur_cost
         if not cur or fresh_words == 0:
-            cur, cur_words, fresh_words, carried = [], 0, 0, 0
+            cur, cur_words, fresh_words, carried, cur_cost = [], 0, 0, 0, 0
             return
-        start, end = cur[0].start, cur[-1].end
         # A chunk holding text from several sections is named after what they share
         # ("notes.md > Server", not the first one's "notes.md > Server > Move").
         heads = [u.head for u in cur[carried:] if not u.heading]
         path = _common_prefix(heads) if heads else cur_head
-        title = " > ".join((file_name,) + path)
-        chunks.append(Chunk(
-            ord=len(chunks), title=title, text=doc.text[start:end],
-            start_line=lines.line_of(start) if lines else None,
-            end_line=lines.line_of(max(start, end - 1)) if lines else None,
-            page=cur_page, char_start=start, char_end=end,
-        ))
+        parts = [cur]
+        if sizer is not None:
+            parts = _fit(parts, path)
+        for part in parts:
+            start, end = part[0].start, part[-1].end
+            chunks.append(Chunk(
+                ord=len(chunks), title=title_of(path)[0], text=doc.text[start:end],
+                start_line=lines.line_of(start) if lines else None,
+                end_line=lines.line_of(max(start, end - 1)) if lines else None,
+                page=cur_page, char_start=start, char_end=end,
+            ))
         kept: list[_Unit] = []
-        if carry:
-            words = 0
+        if carry and overlap > 0:
+            words = cost = 0
             for unit in reversed(cur):
-                # at least the last sentence when it is short, else up to `overlap` words
-                limit = max(overlap, target // 4) if not kept else overlap
-                if words + unit.words > limit or unit.heading:
+                # at least the last sentence when it is short, else up to the overlap
+                word_limit = max(overlap_words, target_words // 4) if not kept else overlap_words
+                cost_limit = max(overlap_cost, budget // 4) if not kept else overlap_cost
+                if words + unit.words > word_limit or cost + unit.cost > cost_limit or unit.heading:
                     break
                 kept.insert(0, unit)
                 words += unit.words
+                cost += unit.cost
         cur, cur_words, fresh_words = kept, sum(u.words for u in kept), 0
+        cur_cost = sum(u.cost for u in kept)
         carried = len(kept)
 
-    for block in doc.blocks:
+    def _fit(parts: list[list[_Unit]], path: tuple[str, ...]) -> list[list[_Unit]]:
+        """Check the exact word pieces of each embedding text; split any that would not
+        fit (counts are additive for BERT tokenizers, so this is a safety net)."""
+        out = []
+        for part in parts:
+            title = title_of(path)[0]
+            text = doc.text[part[0].start:part[-1].end]
+            if len(part) == 1 or sizer.count([embedding_text(title, text)])[0] <= sizer.limit:
+                out.append(part)
+            else:
+                half = len(part) // 2
+                out.extend(_fit([part[:half], part[half:]], path))
+        return out
+
+    for block, units in _units(doc, max_unit_words, sizer, max_cost):
         new_page = block.page != cur_page
-        if cur and (new_page or (block.kind == "heading" and fresh_words >= min_section)):
+        if cur and (new_page or (block.kind == "heading" and fresh_words >= min_section_words)):
             emit(carry=False)
         if not cur or new_page:
             cur_head, cur_page = block.heading_path, block.page
         elif block.kind == "heading" and all(u.heading for u in cur):
             cur_head = block.heading_path   # only headings so far: the deeper one names it
-        for unit in _units(doc, block, max_unit):
-            unit.head = block.heading_path
-            if cur_words + unit.words > target and fresh_words > 0:
+        for unit in units:
+            if fresh_words == 0:
+                cur_limit = max_cost(unit.head)
+            too_big = (cur_words + unit.words > target_words
+                       or (sizer is not None and cur_cost + unit.cost > cur_limit))
+            if too_big and fresh_words > 0:
                 emit(carry=True)
                 cur_head = block.heading_path
+                cur_limit = max_cost(unit.head)
+                while sizer is not None and cur and cur_cost + unit.cost > cur_limit:   # room for it
+                    dropped = cur.pop(0)
+                    cur_words -= dropped.words
+                    cur_cost -= dropped.cost
+                    carried -= 1
             cur.append(unit)
             cur_words += unit.words
             fresh_words += unit.words
+            cur_cost += unit.cost
     emit(carry=False)
     return chunks

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from indexer.chunker import chunking_signature
 from indexer.embedder import Embedder
 from indexer.errors import IndexerError
 from indexer.lock import WriterLock
@@ -83,10 +84,11 @@ class Index:
                 self._vectors = None
 
     def _check_chunking(self) -> None:
-        """Another chunk size means every file must be chunked again. Files are only
+        """Another chunk size (or chunker, or embedding engine: see chunking_signature)
+        means every file must be chunked again. Files are only
         marked stale: each keeps its old chunks (still searchable) until its new ones
         replace them, so a cancelled run loses nothing and the next run carries on."""
-        want = str(self.options.chunk_words)
+        want = chunking_signature(self.options.chunk_words, self.options.chunk_tokens, self.embedder)
         stored = self.store.get_meta("chunk_words")
         if stored == want:
             return

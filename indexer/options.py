@@ -17,12 +17,16 @@ class IndexOptions:
 
     extensions: parsed extensions (lower case, with the dot); any other file is recorded
     as "skipped: unsupported type".
+    chunk_words: the most words in a chunk.
+    chunk_tokens: word pieces per chunk's embedding text (title included); 0 = the
+    embedder's whole window (512 for MiniLM). Chunks never exceed the window.
     """
 
     extensions: list[str] = field(default_factory=lambda: list(BASIC_EXTENSIONS))
     max_file_bytes: int = 20 * 1024 * 1024
     include_hidden: bool = False
-    chunk_words: int = 200
+    chunk_words: int = 400
+    chunk_tokens: int = 0
     embedding_model: str = ""   # folder of a sentence-transformers model; "" = the default package
     batch_size: int = 64        # chunks per encode batch (across files); 4 batches per commit
 
@@ -32,5 +36,7 @@ class IndexOptions:
         })
         if self.chunk_words < 20:
             self.chunk_words = 20
+        if self.chunk_tokens < 0:
+            self.chunk_tokens = 0
         if self.batch_size < 1:
             self.batch_size = 1

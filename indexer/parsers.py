@@ -45,11 +45,19 @@ def parse_bytes(data: bytes, *, ext: str) -> ParsedDoc:
     text = decode_text(data, ext=ext)
     if ext in HTML_EXT:
         return parse_html(text)
+    # Markup is cleaned for reading (indexer/markup.py: every line stays in its place)
+    from indexer.markup import clean_doc, sniff
+
     if ext in MARKDOWN_EXT:
-        return parse_markdown(text)
+        return clean_doc(parse_markdown(text), "markdown")
     if ext in RST_EXT:
-        return parse_rst(text)
+        return clean_doc(parse_rst(text), "rst")
     if ext in PLAIN_EXT:
+        markup = sniff(text) if ext == ".txt" else None   # Sphinx _sources, git's manuals
+        if markup == "rst":
+            return clean_doc(parse_rst(text), "rst")
+        if markup == "asciidoc":
+            return clean_doc(parse_rst(text, overlines=False), "asciidoc")
         return parse_plain(text)
     return parse_code(text)
 
@@ -140,8 +148,10 @@ def parse_markdown(text: str) -> ParsedDoc:
 _RST_ADORN = re.compile(r"^([=\-`:'\"~^_*+#<>.])\1{2,}\s*$")
 
 
-def parse_rst(text: str) -> ParsedDoc:
-    """Paragraphs, with section titles found by their over/underlines (level = order seen)."""
+def parse_rst(text: str, *, overlines: bool = True) -> ParsedDoc:
+    """Paragraphs, with section titles found by their over/underlines (level = order seen).
+    AsciiDoc titles are underlined the same way but never overlined (`overlines=False`:
+    there a line between two `----` lines is a listing block, not a title)."""
     blocks: list[Block] = []
     styles: list[tuple[str, bool]] = []
     stack: list[tuple[int, str]] = []
@@ -150,9 +160,10 @@ def parse_rst(text: str) -> ParsedDoc:
         raw = text[para.start:para.end].split("\n")
         title = None
         if len(raw) >= 2 and _RST_ADORN.match(raw[1]) and raw[0].strip() and not _RST_ADORN.match(raw[0]) \
-                and len(raw[1].strip()) >= len(raw[0].strip()):
+                and len(raw[1].strip()) >= len(raw[0].strip()) \
+                and (overlines or len(raw[1].strip()) <= len(raw[0].strip()) + 2):   # AsciiDoc: same length
             title, style, head_lines = raw[0].strip(), (raw[1].strip()[0], False), 2
-        elif len(raw) >= 3 and _RST_ADORN.match(raw[0]) and _RST_ADORN.match(raw[2]) and raw[1].strip():
+        elif overlines and len(raw) >= 3 and _RST_ADORN.match(raw[0]) and _RST_ADORN.match(raw[2]) and raw[1].strip():
             title, style, head_lines = raw[1].strip(), (raw[0].strip()[0], True), 3
         if title is None:
             blocks.append(Block(para.start, para.end, "text", path))

@@ -1,21 +1,23 @@
-"""Hybrid retrieval: HNSW (dense) and FTS5 BM25 results fused by reciprocal rank."""
+"""Hybrid retrieval: HNSW (dense) and BM25 over every query term (indexer/bm25.py),
+fused by weighted reciprocal rank.
+
+`fts_query` / `selective_fts_query` build FTS5 queries; search no longer uses them (the
+pruning of common terms cost 23 points of recall), they stay for callers of FTS5.
+"""
 
 from __future__ import annotations
 
 import re
-import sqlite3
 
+from indexer.bm25 import STOPWORDS
 from indexer.records import Passage
 from indexer.store import Store
 from indexer.vectors import VectorIndex
 
 RRF_K = 60          # the usual constant: damps the head of each list
-
-STOPWORDS = frozenset(
-    "a an and are as at be by for from has have how i in is it its of on or that the this to "
-    "was were what when where which who why will with do does did can you your my me we our "
-    "they them their there about into".split())
-
+DENSE_WEIGHT = 1.0  # weights of the two rankings in the fusion (tuned on the dev half
+LEXICAL_WEIGHT = 1.0  # of bench/bench_retrieval.py's questions)
+DEPTH = 50          # candidates taken from each side
 
 def fts_query(query: str, *, max_terms: int = 32, mode: str = "OR") -> str:
     """User text -> a safe FTS5 query: every word quoted, OR-ed (quotes, hyphens, AND/NOT,
@@ -53,25 +55,36 @@ def selective_fts_query(store: Store, query: str) -> str:
     return " OR ".join(kept)   # all terms common: the dense side carries the query
 
 
-def rrf(*rankings: list[int], k: int = RRF_K) -> dict[int, float]:
+def rrf(*rankings: list[int], k: int = RRF_K, weights: tuple[float, ...] | None = None
+        ) -> dict[int, float]:
     scores: dict[int, float] = {}
-    for ranking in rankings:
+    for i, ranking in enumerate(rankings):
+        w = weights[i] if weights else 1.0
         for rank, chunk_id in enumerate(ranking, start=1):
-            scores[chunk_id] = scores.get(chunk_id, 0.0) + 1.0 / (k + rank)
+            scores[chunk_id] = scores.get(chunk_id, 0.0) + w / (k + rank)
     return scores
+
+
+def rankings(vectors: VectorIndex | None, query_vec, query: str, depth: int = DEPTH
+             ) -> tuple[list[int], list[int]]:
+    """(dense, lexical) chunk ids, best first."""
+    dense = [cid for cid, _ in vectors.knn(query_vec, depth)] if vectors is not None and query_vec is not None else []
+    lexical = [cid for cid, _ in vectors.lexical.search(query, depth)] if vectors is not None else []
+    return dense, lexical
+
+
+def fuse(dense: list[int], lexical: list[int]) -> list[tuple[int, float]]:
+    fused = rrf(dense, lexical, weights=(DENSE_WEIGHT, LEXICAL_WEIGHT))
+    return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 def hybrid_search(store: Store, vectors: VectorIndex | None, query_vec, query: str, *, k: int
                   ) -> list[Passage]:
-    depth = max(4 * k, 20)
-    dense = [cid for cid, _ in vectors.knn(query_vec, depth)] if vectors is not None and query_vec is not None else []
-    try:
-        lexical = store.fts_search(selective_fts_query(store, query), depth)
-    except sqlite3.OperationalError:
-        lexical = []   # never let query text break search
-    fused = sorted(rrf(dense, lexical).items(), key=lambda kv: (-kv[1], kv[0]))
+    depth = max(DEPTH, 2 * k)
+    dense, lexical = rankings(vectors, query_vec, query, depth)
+    fused = fuse(dense, lexical)
     candidates = [cid for cid, _ in fused[:depth]]
-    rows = store.fetch_chunks(candidates)
+    rows = store.fetch_chunks(candidates[:max(k + 10, 2 * k)])
     out = []
     scores = dict(fused)
     for cid in candidates:

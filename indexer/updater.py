@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from indexer import reading, walk
-from indexer.chunker import Chunk, chunk_document
+from indexer.chunker import Chunk, Sizer, chunk_document, embedding_text, sizer_for
 from indexer.embedder import Embedder
 from indexer.options import IndexOptions
 from indexer.parsers import parse_bytes
@@ -56,6 +56,7 @@ class UpdateRun:
         self.t0 = time.monotonic()
         self.files_total = self.files_done = self.chunks_done = self.bytes_done = 0
         self.changed_vectors = False
+        self.sizer: Sizer | None | bool = False   # not made yet
 
     def _progress(self, phase: str, current: str | None = None) -> None:
         if self.progress_fn is not None:
@@ -177,9 +178,11 @@ class UpdateRun:
             self._count_added(row)
             pending.ops.append(self._copy_op(same[0], cand, snap, row))
             return
+        sizer = self._sizer()   # outside the try: a broken tokenizer is a model error, not the file's
         try:
             doc = parse_bytes(snap.data, ext=cand.ext)
-            chunks = chunk_document(doc, file_name=name, chunk_words=self.options.chunk_words)
+            chunks = chunk_document(doc, file_name=name, chunk_words=self.options.chunk_words,
+                                    sizer=sizer)
         except reading.FileSkip as skip:
             self._skip_result(cand, skip, row, pending, snap.mtime_ns, snap.size)
             return
@@ -196,6 +199,12 @@ class UpdateRun:
         self._count_added(row)
         pending.files.append((snap, cand.root, chunks, row))
         pending.chunk_count += len(chunks)
+
+    def _sizer(self) -> Sizer | None:
+        """Chunks are sized in the embedder's word pieces (indexer/chunker.py)."""
+        if self.sizer is False:
+            self.sizer = sizer_for(self.embedder, self.options.chunk_tokens)
+        return self.sizer
 
     def _count_added(self, row: FileRow | None) -> None:
         if row is None:
@@ -255,7 +264,7 @@ class UpdateRun:
     def _flush(self, pending: _Pending) -> None:
         if not pending:
             return
-        texts = [f"{c.title}\n{c.text}" for _, _, chunks, _ in pending.files for c in chunks]
+        texts = [embedding_text(c.title, c.text) for _, _, chunks, _ in pending.files for c in chunks]
         if texts:
             self._progress("embedding")
             vecs = self.embedder.encode(texts, batch_size=self.options.batch_size)

@@ -5,6 +5,10 @@ generation it matches. On open, a missing/corrupt file is rebuilt from the store
 embeddings; a stale one (generation differs) is repaired by diffing its labels against
 the chunk ids: extra labels are marked deleted, missing ones added. Chunk ids are never
 reused, so a label present in both always holds the right vector.
+
+The BM25 postings (indexer/bm25.py) are the same kind of cache and follow the same
+life: this class opens, mirrors, syncs and saves them alongside (`self.lexical`), so
+every writer that keeps the HNSW file current keeps the lexical index current too.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from indexer.bm25 import Bm25Index
 from indexer.store import Store
 
 M = 16
@@ -36,6 +41,8 @@ class VectorIndex:
         self._lock = threading.RLock()
         self._index = None
         self._live: set[int] = set()
+        self.lexical = Bm25Index(self.folder)
+        self._store: Store | None = None
 
     # --- lifecycle ------------------------------------------------------------------
     def _new(self, capacity: int):  # noqa: ANN202 - hnswlib.Index
@@ -49,8 +56,10 @@ class VectorIndex:
     def open(self, store: Store) -> str:
         """Load from disk and bring in line with the store. Returns what it did."""
         with self._lock:
+            self._store = store
             generation = store.generation()
             ids = set(store.chunk_ids().tolist())
+            self.lexical_outcome = self.lexical.open(store, ids, generation)
             loaded = self._load(len(ids))
             if loaded is None:
                 self._rebuild(store, generation, ids)
@@ -124,6 +133,9 @@ class VectorIndex:
               deleted_ids: list[int], generation: int) -> None:
         """Mirror one committed store transaction."""
         with self._lock:
+            if self._store is not None:
+                self.lexical.apply(self._store, added_ids=list(added_ids), deleted_ids=list(deleted_ids),
+                                   generation=generation)
             for label in deleted_ids:
                 if label in self._live:
                     self._index.mark_deleted(label)
@@ -139,6 +151,7 @@ class VectorIndex:
             if generation == self.generation:
                 return
             ids = set(store.chunk_ids().tolist())
+            self.lexical.sync(store, ids, generation)
             self._repair(store, ids, set(self._live))
             self.generation = generation
 
@@ -157,6 +170,7 @@ class VectorIndex:
             meta_tmp.write_text(json.dumps({"generation": self.generation, "dim": self.dim,
                                             "count": len(self._live)}))
             os.replace(meta_tmp, self.meta_path)
+            self.lexical.save()
 
     def _compact(self) -> None:
         """Many deletes leave dead slots; copy the live vectors into a fresh index."""

@@ -53,7 +53,18 @@ def model_cache_dir(tmp_path_factory):
     folder = tmp_path_factory.mktemp("model-cache")
     old = os.environ.get("LOCALRAG_CACHE_DIR")
     os.environ["LOCALRAG_CACHE_DIR"] = str(folder)
+    # The ONNX export of the embedding model (indexer/onnx_export.py) takes ~20 s; it is
+    # re-creatable, so one copy is kept between test sessions in tests/.cache (ignored).
+    import shutil
+    from pathlib import Path
+
+    kept = Path(__file__).parent / ".cache" / "embeddings"
+    if kept.is_dir():
+        shutil.copytree(kept, folder / "embeddings")
     yield folder
+    made = folder / "embeddings"
+    if made.is_dir() and not kept.is_dir():
+        shutil.copytree(made, kept, dirs_exist_ok=True)
     if old is None:
         os.environ.pop("LOCALRAG_CACHE_DIR", None)
     else:

@@ -1,0 +1,145 @@
+"""Corpora, questions and cached embeddings for bench/bench_retrieval.py.
+
+Corpora are public documentation installed from Debian packages:
+- kernel: linux-doc-6.1's Sphinx sources (`html/_sources`), 27 subfolders, 2,030 files;
+- git: git-doc's AsciiDoc manuals (top level, howto/, technical/).
+The Python documentation is deliberately not used (kept for checking generalisation).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "bench" / "data" / "retrieval"
+OUT = REPO / "bench" / "out" / "retrieval"
+
+KERNEL_ROOT = Path("/usr/share/doc/linux-doc-6.1/html/_sources")
+KERNEL_DIRS = ("userspace-api admin-guide driver-api hwmon filesystems core-api process mm x86 i2c "
+               "input fb bpf dev-tools power usb security PCI block crypto locking leds w1 "
+               "misc-devices scheduler RCU trace").split()
+GIT_ROOT = Path("/usr/share/doc/git-doc")
+
+
+@dataclass
+class Corpus:
+    name: str
+    root: Path
+    files: list[Path]          # absolute paths
+
+
+def corpus(name: str, *, every: int = 1) -> Corpus:
+    """The corpus; every > 1 keeps the files questions point at plus every Nth other file
+    (a slice for a machine too busy to embed the whole corpus in one session)."""
+    if name == "kernel":
+        files = sorted({p for d in KERNEL_DIRS for p in (KERNEL_ROOT / d).rglob("*.rst.txt")})
+        if every > 1:
+            wanted = {KERNEL_ROOT / json.loads(line)["file"]
+                      for line in (DATA / "kernel.jsonl").read_text().splitlines() if line.strip()}
+            others = [f for f in files if f not in wanted]
+            files = sorted(wanted | set(others[::every]))
+        return Corpus(name, KERNEL_ROOT, files)
+    if name == "git":
+        files = sorted(list(GIT_ROOT.glob("*.txt")) + list((GIT_ROOT / "howto").glob("*.txt"))
+                       + list((GIT_ROOT / "technical").glob("*.txt")))
+        return Corpus(name, GIT_ROOT, files)
+    raise SystemExit(f"unknown corpus {name!r} (kernel, git)")
+
+
+def norm(text: str) -> str:
+    """The hit rule's normal form: lower case, every run of whitespace one space."""
+    return " ".join(text.lower().split())
+
+
+@dataclass
+class Question:
+    id: str
+    question: str
+    file: str          # relative to the corpus root
+    key_phrase: str
+    kind: str
+
+    @property
+    def number(self) -> int:
+        return int(re.findall(r"\d+", self.id)[-1])
+
+    @property
+    def split(self) -> str:
+        """Odd ids are the dev half (tuning), even ids the test half (reported)."""
+        return "dev" if self.number % 2 else "test"
+
+
+def questions(c: Corpus) -> list[Question]:
+    """The corpus's questions, each checked: its file exists and holds its key phrase."""
+    path = DATA / f"{c.name}.jsonl"
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        d = json.loads(line)
+        q = Question(d["id"], d["question"], d["file"], d["key_phrase"], d.get("kind", ""))
+        f = c.root / q.file
+        if not f.is_file():
+            raise SystemExit(f"{path}:{n}: {q.id}: no file {f}")
+        if norm(q.key_phrase) not in norm(f.read_text(encoding="utf-8", errors="replace")):
+            raise SystemExit(f"{path}:{n}: {q.id}: key phrase not in {q.file}: {q.key_phrase!r}")
+        out.append(q)
+    ids = [q.id for q in out]
+    if len(set(ids)) != len(ids):
+        raise SystemExit(f"{path}: duplicate ids")
+    return out
+
+
+class EmbeddingCache:
+    """Vectors by (engine, text): what was embedded once is never embedded again."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(path)
+        self.conn.execute("CREATE TABLE IF NOT EXISTS v (k TEXT PRIMARY KEY, vec BLOB)")
+
+    @staticmethod
+    def key(engine: str, text: str) -> str:
+        return engine + ":" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def get_many(self, engine: str, texts: list[str], embed, *, batch: int = 256,
+                 progress: str = "") -> np.ndarray:
+        keys = [self.key(engine, t) for t in texts]
+        found: dict[str, np.ndarray] = {}
+        for i in range(0, len(keys), 500):
+            part = keys[i:i + 500]
+            marks = ",".join("?" * len(part))
+            for k, blob in self.conn.execute(f"SELECT k, vec FROM v WHERE k IN ({marks})", part):
+                found[k] = np.frombuffer(blob, dtype=np.float32)
+        todo = list(dict.fromkeys(k for k in keys if k not in found))
+        text_of = dict(zip(keys, texts))
+        for i in range(0, len(todo), batch):
+            part = todo[i:i + batch]
+            vecs = embed([text_of[k] for k in part])
+            with self.conn:
+                self.conn.executemany("INSERT OR REPLACE INTO v VALUES (?, ?)",
+                                      [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in zip(part, vecs)])
+            for k, v in zip(part, vecs):
+                found[k] = np.asarray(v, dtype=np.float32)
+            if progress:
+                print(f"  {progress}: embedded {min(i + batch, len(todo))}/{len(todo)}", flush=True)
+        return np.vstack([found[k] for k in keys]) if keys else np.zeros((0, 384), np.float32)
+
+
+def baseline_windows(c: Corpus, words: int = 200) -> list[tuple[str, str]]:
+    """The naive baseline's passages: (relative file, text) per fixed 200-word window,
+    no overlap, words joined by single spaces, straight from the file (markup and all)."""
+    out = []
+    for f in c.files:
+        ws = f.read_text(encoding="utf-8", errors="replace").split()
+        rel = str(f.relative_to(c.root))
+        for i in range(0, len(ws), words):
+            out.append((rel, " ".join(ws[i:i + words])))
+    return out

@@ -1,0 +1,358 @@
+"""BM25 over every query term, in memory: the lexical half of hybrid search.
+
+SQLite's FTS5 ranks an OR of common words slowly (it scores each matching row through
+a callback: about 180 ms at 100k chunks), and dropping the common words to make it
+fast cost 23 points of recall. Here each term's postings are numpy arrays, so a query
+costs a few vector operations per term, whatever the terms.
+
+Like the HNSW file, this is a cache of what SQLite holds: saved atomically next to it
+with the store generation it matches, repaired on open by diffing chunk ids (extra ones
+are marked dead, missing ones are tokenized from the stored text), rebuilt when missing
+or unreadable. Chunk ids are never reused, so a label present in both is right.
+
+Terms: lower case, split like FTS5's unicode61 tokenizer (letters and digits; `_` and
+punctuation separate), each stemmed with the Snowball English stemmer (PyStemmer); an
+identifier with underscores (GFP_KERNEL) is also kept whole. Title and text are indexed
+together.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from indexer.store import Store
+
+K1 = 1.2            # the usual BM25 constants
+B = 0.75
+FORMAT = 1          # bump when tokenization or the file layout changes
+
+_WORD = re.compile(r"\w+")
+STOPWORDS = frozenset(
+    "a an and are as at be by for from has have how i in is it its of on or that the this to "
+    "was were what when where which who why will with do does did can you your my me we our "
+    "they them their there about into".split())
+_PART = re.compile(r"[^\W_]+")
+
+
+class Tokenizer:
+    """Text -> stemmed terms. Stems are remembered (documents repeat their words)."""
+
+    def __init__(self) -> None:
+        try:
+            import Stemmer
+
+            self._stem = Stemmer.Stemmer("english").stemWord
+        except ImportError:   # the dependency is declared; this only keeps search alive
+            self._stem = _suffix_stem
+        self._cache: dict[str, str] = {}
+
+    def stem(self, word: str) -> str:
+        got = self._cache.get(word)
+        if got is None:
+            if len(self._cache) > 500_000:
+                self._cache.clear()
+            got = self._cache[word] = self._stem(word)
+        return got
+
+    def __call__(self, text: str) -> list[str]:
+        out = []
+        stem = self.stem
+        for word in _WORD.findall(text.lower()):
+            if "_" in word:
+                parts = _PART.findall(word)
+                out.extend(stem(p) for p in parts)
+                if len(parts) > 1:
+                    out.append(word.strip("_"))
+            else:
+                out.append(stem(word))
+        return out
+
+
+def _suffix_stem(word: str) -> str:
+    for suffix in ("ations", "ation", "ings", "ing", "ies", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+class Bm25Index:
+    """Postings by term: a compacted part (CSC-like arrays) plus recent additions."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        self.path = self.folder / "lexical.npz"
+        self.meta_path = self.folder / "lexical.json"
+        self.tokenize = Tokenizer()
+        self.generation = -1
+        self._lock = threading.RLock()
+        self._clear()
+
+    def _clear(self) -> None:
+        self.vocab: dict[str, int] = {}
+        self.labels = np.zeros(0, dtype=np.int64)     # chunk id of each slot
+        self.doclen = np.zeros(0, dtype=np.float32)
+        self.alive = np.zeros(0, dtype=bool)
+        self._slot: dict[int, int] = {}               # chunk id -> slot (live ones)
+        self._indptr = np.zeros(1, dtype=np.int64)    # compacted postings, by term id
+        self._rows = np.zeros(0, dtype=np.int32)
+        self._tf = np.zeros(0, dtype=np.float32)
+        self._tail: list[tuple[int, np.ndarray, np.ndarray]] = []   # (slot, term ids, tfs)
+        self._tail_index: dict[int, tuple[np.ndarray, np.ndarray]] | None = None
+        self._total_len = 0.0
+
+    # --- building -------------------------------------------------------------------
+    def _term_ids(self, terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        counts: dict[int, int] = {}
+        vocab = self.vocab
+        for t in terms:
+            tid = vocab.get(t)
+            if tid is None:
+                tid = vocab[t] = len(vocab)
+            counts[tid] = counts.get(tid, 0) + 1
+        tids = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
+        tfs = np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
+        return tids, tfs
+
+    def add_many(self, rows: list[tuple[int, str]]) -> None:
+        """(chunk id, title + text) pairs; vectorised bookkeeping for big batches."""
+        with self._lock:
+            rows = [(cid, text) for cid, text in rows if cid not in self._slot]
+            if not rows:
+                return
+            base = len(self.labels)
+            lens = np.zeros(len(rows), dtype=np.float32)
+            new_tail = []
+            for i, (cid, text) in enumerate(rows):
+                terms = self.tokenize(text)
+                tids, tfs = self._term_ids(terms)
+                lens[i] = len(terms)
+                new_tail.append((base + i, tids, tfs))
+                self._slot[cid] = base + i
+            self.labels = np.concatenate([self.labels, np.array([c for c, _ in rows], dtype=np.int64)])
+            self.doclen = np.concatenate([self.doclen, lens])
+            self.alive = np.concatenate([self.alive, np.ones(len(rows), dtype=bool)])
+            self._total_len += float(lens.sum())
+            self._tail.extend(new_tail)
+            self._tail_index = None
+            if len(self._tail) > max(2000, len(self.labels) // 4):
+                self._compact()
+
+    def delete(self, chunk_ids) -> None:  # noqa: ANN001
+        with self._lock:
+            dead = [self._slot.pop(int(c)) for c in chunk_ids if int(c) in self._slot]
+            if not dead:
+                return
+            dead_arr = np.array(dead, dtype=np.int64)
+            self.alive[dead_arr] = False
+            self._total_len -= float(self.doclen[dead_arr].sum())
+
+    def _compact(self) -> None:
+        """Fold recent additions into the compacted arrays; drop dead slots' postings."""
+        n_terms = len(self.vocab)
+        parts_t = [np.repeat(np.arange(len(self._indptr) - 1, dtype=np.int64), np.diff(self._indptr))]
+        parts_r = [self._rows.astype(np.int64)]
+        parts_f = [self._tf]
+        for slot, tids, tfs in self._tail:
+            parts_t.append(tids)
+            parts_r.append(np.full(len(tids), slot, dtype=np.int64))
+            parts_f.append(tfs)
+        terms = np.concatenate(parts_t)
+        rows = np.concatenate(parts_r)
+        tf = np.concatenate(parts_f)
+        keep = self.alive[rows] if len(rows) else np.zeros(0, bool)
+        terms, rows, tf = terms[keep], rows[keep], tf[keep]
+        order = np.lexsort((rows, terms))
+        terms, rows, tf = terms[order], rows[order], tf[order]
+        self._indptr = np.zeros(n_terms + 1, dtype=np.int64)
+        np.cumsum(np.bincount(terms, minlength=n_terms), out=self._indptr[1:])
+        self._rows = rows.astype(np.int32)
+        self._tf = tf.astype(np.float32)
+        self._tail = []
+        self._tail_index = None
+
+    # --- lifecycle (mirrors indexer/vectors.py) -------------------------------------
+    def open(self, store: "Store", ids: set[int], generation: int) -> str:
+        with self._lock:
+            if not self._load():
+                self._clear()
+                self._fill(store, None)
+                self.generation = generation
+                return "rebuilt"
+            saved = self.generation
+            live = set(self._slot)
+            if saved == generation and live == ids:
+                return "loaded"
+            self.delete(live - ids)
+            self._fill(store, sorted(ids - live))
+            self.generation = generation
+            return "repaired"
+
+    def _fill(self, store: "Store", ids: list[int] | None) -> None:
+        for rows in chunk_texts(store, ids):
+            self.add_many(rows)
+
+    def apply(self, store: "Store", *, added_ids: list[int], deleted_ids: list[int],
+              generation: int) -> None:
+        with self._lock:
+            self.delete(deleted_ids)
+            if added_ids:
+                self._fill(store, list(added_ids))
+            self.generation = generation
+
+    def sync(self, store: "Store", ids: set[int], generation: int) -> None:
+        with self._lock:
+            if generation == self.generation:
+                return
+            live = set(self._slot)
+            self.delete(live - ids)
+            self._fill(store, sorted(ids - live))
+            self.generation = generation
+
+    def save(self) -> None:
+        with self._lock:
+            if len(self._slot) < 0.5 * len(self.labels) and len(self.labels):
+                self._rebuild_slots()
+            if self._tail:
+                self._compact()
+            self.folder.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(".tmp.npz")
+            vocab = np.frombuffer("\n".join(self.vocab).encode("utf-8"), dtype=np.uint8)
+            np.savez(tmp, labels=self.labels, doclen=self.doclen, alive=self.alive,
+                     indptr=self._indptr, rows=self._rows, tf=self._tf, vocab=vocab)
+            os.replace(tmp, self.path)
+            meta_tmp = self.meta_path.with_suffix(".json.tmp")
+            meta_tmp.write_text(json.dumps({"generation": self.generation, "format": FORMAT,
+                                            "count": len(self._slot)}))
+            os.replace(meta_tmp, self.meta_path)
+
+    def _rebuild_slots(self) -> None:
+        """Many deletions: renumber the live slots densely (drops dead ones)."""
+        self._compact()
+        live = np.nonzero(self.alive)[0]
+        new_of = np.full(len(self.labels), -1, dtype=np.int64)
+        new_of[live] = np.arange(len(live))
+        self._rows = new_of[self._rows].astype(np.int32)
+        self.labels = self.labels[live]
+        self.doclen = self.doclen[live]
+        self.alive = np.ones(len(live), dtype=bool)
+        self._slot = {int(c): i for i, c in enumerate(self.labels)}
+
+    def _load(self) -> bool:
+        try:
+            meta = json.loads(self.meta_path.read_text())
+            if int(meta.get("format", 0)) != FORMAT:
+                return False
+            with np.load(self.path) as z:
+                vocab_bytes = z["vocab"].tobytes().decode("utf-8")
+                labels, doclen, alive = z["labels"], z["doclen"], z["alive"]
+                indptr, rows, tf = z["indptr"], z["rows"], z["tf"]
+        except Exception:   # missing, truncated, another format: rebuild from the store
+            return False
+        self._clear()
+        terms = vocab_bytes.split("\n") if vocab_bytes else []
+        self.vocab = {t: i for i, t in enumerate(terms)}
+        self.labels, self.doclen, self.alive = labels, doclen, alive
+        self._indptr, self._rows, self._tf = indptr, rows, tf
+        live = np.nonzero(alive)[0]
+        self._slot = dict(zip(labels[live].tolist(), live.tolist()))
+        self._total_len = float(doclen[live].sum())
+        self.generation = int(meta["generation"])
+        return True
+
+    # --- queries --------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._slot)
+
+    def _tail_postings(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        if self._tail_index is None:
+            index: dict[int, tuple[list[int], list[float]]] = {}
+            for slot, tids, tfs in self._tail:
+                for t, f in zip(tids.tolist(), tfs.tolist()):
+                    entry = index.setdefault(t, ([], []))
+                    entry[0].append(slot)
+                    entry[1].append(f)
+            self._tail_index = {t: (np.array(r, dtype=np.int64), np.array(f, dtype=np.float32))
+                                for t, (r, f) in index.items()}
+        return self._tail_index
+
+    def query_terms(self, query: str) -> list[int]:
+        """Term ids of every content word of the query (function words such as "how",
+        "the", "do" are left out unless the query has nothing else: in a small index
+        BM25's idf cannot tell them from content, and in a big one they weigh nothing)."""
+        words = _WORD.findall(query.lower())
+        content = " ".join(w for w in words if w not in STOPWORDS) or " ".join(words)
+        return [self.vocab[t] for t in dict.fromkeys(self.tokenize(content)) if t in self.vocab]
+
+    def scores(self, query: str) -> np.ndarray:
+        """BM25 of every slot for `query` (dead slots score 0), all query terms."""
+        with self._lock:
+            n = len(self._slot)
+            out = np.zeros(len(self.labels), dtype=np.float32)
+            if n == 0:
+                return out
+            avgdl = max(self._total_len / n, 1.0)
+            norm = K1 * (1 - B + B * self.doclen / avgdl)
+            tail = self._tail_postings() if self._tail else {}
+            alive = self.alive
+            for tid in self.query_terms(query):
+                parts = []
+                if tid + 1 < len(self._indptr):
+                    lo, hi = self._indptr[tid], self._indptr[tid + 1]
+                    if hi > lo:
+                        parts.append((self._rows[lo:hi], self._tf[lo:hi]))
+                if tid in tail:
+                    parts.append(tail[tid])
+                if not parts:
+                    continue
+                rows = np.concatenate([r for r, _ in parts]) if len(parts) > 1 else parts[0][0]
+                tf = np.concatenate([f for _, f in parts]) if len(parts) > 1 else parts[0][1]
+                live = alive[rows]
+                df = float(np.count_nonzero(live))   # documents holding the term, now
+                if df == 0:
+                    continue
+                rows, tf = rows[live], tf[live]
+                idf = np.float32(np.log(1.0 + (n - df + 0.5) / (df + 0.5)))
+                out[rows] += idf * tf * (K1 + 1) / (tf + norm[rows])
+            out[~self.alive] = 0.0
+            return out
+
+    def search(self, query: str, k: int) -> list[tuple[int, float]]:
+        """Top `k` (chunk id, BM25 score), best first; only chunks sharing a term."""
+        scores = self.scores(query)
+        hits = np.nonzero(scores > 0)[0]
+        if len(hits) == 0:
+            return []
+        if len(hits) > k:
+            hits = hits[np.argpartition(-scores[hits], k - 1)[:k]]
+        hits = hits[np.lexsort((self.labels[hits], -scores[hits]))]
+        return [(int(self.labels[h]), float(scores[h])) for h in hits]
+
+
+def chunk_texts(store: "Store", ids: list[int] | None, *, page: int = 2000):
+    """(chunk id, "title\ntext") lists from the store: all chunks, or these ids."""
+    conn = store.conn
+    if ids is None:
+        last = 0
+        while True:
+            rows = conn.execute("SELECT id, title || char(10) || text FROM chunks WHERE id > ? "
+                                "ORDER BY id LIMIT ?", (last, page)).fetchall()
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield rows
+    else:
+        for i in range(0, len(ids), 500):
+            part = [int(x) for x in ids[i:i + 500]]
+            marks = ",".join("?" * len(part))
+            rows = conn.execute(f"SELECT id, title || char(10) || text FROM chunks WHERE id IN ({marks})",
+                                part).fetchall()
+            if rows:
+                yield rows

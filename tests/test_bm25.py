@@ -1,0 +1,109 @@
+"""BM25 over every query term (indexer/bm25.py): scoring, and the cache's life next to
+the HNSW file (saved, reloaded, repaired after another process wrote)."""
+
+from __future__ import annotations
+
+import math
+
+from indexer.bm25 import B, K1, Bm25Index, Tokenizer
+from indexer.search import selective_fts_query
+
+
+def _index(tmp_path, docs: dict[int, str]) -> Bm25Index:
+    bm = Bm25Index(tmp_path)
+    bm.add_many(list(docs.items()))
+    return bm
+
+
+def test_scores_are_textbook_bm25(tmp_path):
+    docs = {1: "apple banana", 2: "apple apple cherry date", 3: "eggplant"}
+    bm = _index(tmp_path, docs)
+    scores = dict(zip(bm.labels.tolist(), bm.scores("apple").tolist()))
+    n, df, avgdl = 3, 2, (2 + 4 + 1) / 3
+    idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+    for cid, tf, dl in ((1, 1, 2), (2, 2, 4)):
+        want = idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
+        # float32 arithmetic: relative error well under 1e-5
+        assert abs(scores[cid] - want) < 1e-5 * want
+    assert scores[3] == 0
+
+
+def test_every_content_term_counts_even_common_ones(tmp_path):
+    # "kernel" is in every chunk: the old FTS5 pruning dropped such a term; here the
+    # chunk holding both query terms must win over chunks holding only the rare one
+    docs = {i: f"kernel module number {i}" for i in range(1, 200)}
+    docs[500] = "watchdog timer notes without the other word"
+    docs[501] = "kernel watchdog timer"
+    bm = _index(tmp_path, docs)
+    top = bm.search("how does the kernel watchdog work", 3)
+    assert top[0][0] == 501
+    assert {cid for cid, _ in top[:2]} == {500, 501}
+    # the query's function words are not terms; content words all are
+    terms = {t for t, i in bm.vocab.items() if i in bm.query_terms("how does the kernel watchdog work")}
+    assert terms == {"kernel", "watchdog"}       # "work" is in no chunk
+
+
+def test_selective_fts_query_would_have_dropped_the_term(make_index, tmp_path):
+    """The regression this replaces: at 5,000+ chunks the FTS5 query lost common terms."""
+    idx = make_index()
+    store = idx.store
+    with store.transaction(bump=True) as conn:
+        fid = store.upsert_file(conn, path="/x/a.txt", root="/x", mtime_ns=1, size=1, sha256="a",
+                                state="indexed", reason=None, chunks=5200)
+        import numpy as np
+
+        rows = [(i, "a.txt", f"kernel entry {i}", 1, 1, None, 0, 10) for i in range(5200)]
+        store.insert_chunks(conn, fid, rows, np.zeros((5200, 384), dtype=np.float32))
+    assert '"kernel"' not in selective_fts_query(store, "kernel watchdog")
+    bm = Bm25Index(tmp_path / "bm")
+    bm.open(store, set(store.chunk_ids().tolist()), store.generation())
+    assert len(bm.query_terms("kernel watchdog")) == 1          # only "kernel" is in the corpus
+    assert bm.search("kernel watchdog", 5)                      # and it still ranks chunks
+
+
+def test_tokens_are_stemmed_and_identifiers_kept_whole():
+    tok = Tokenizer()
+    assert tok("Allocating pages") == tok("allocate page")
+    assert "gfp_kernel" in tok("use GFP_KERNEL here")
+    assert {"gfp", "kernel"} <= set(tok("use GFP_KERNEL here"))
+
+
+def test_deleted_chunks_never_come_back_and_compaction_keeps_scores(tmp_path):
+    docs = {i: f"common words {i} " + ("zebra" if i % 3 == 0 else "lion") for i in range(1, 3000)}
+    bm = _index(tmp_path, docs)
+    before = dict(bm.search("zebra", 50))
+    bm.delete([3, 6, 9])
+    after = dict(bm.search("zebra", 2000))
+    assert not {3, 6, 9} & set(after)
+    bm._compact()
+    assert dict(bm.search("zebra", 2000)) == after
+    assert set(before) - {3, 6, 9} <= set(after)
+
+
+def test_saved_reloaded_and_repaired_like_the_hnsw_file(make_index, tmp_path):
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "a.md").write_text("# Pumps\n\nThe bilge pump runs every hour.\n")
+    writer = make_index()
+    writer.add_root(root)
+    writer.update()
+    assert writer.search("bilge", k=1)[0].path.endswith("a.md")
+    lexical_file = writer.index_dir / "lexical.npz"
+    assert lexical_file.exists()
+    # a second process (a fresh Index on the same folder) loads the saved postings...
+    reader = make_index(index_dir=writer.index_dir)
+    assert reader.search("bilge", k=1)[0].path.endswith("a.md")
+    assert reader._vectors_index().lexical_outcome == "loaded"
+    # ...and sees what the writer adds afterwards (repaired from SQLite by generation)
+    (root / "b.md").write_text("# Sails\n\nThe mizzen sail was mended in May.\n")
+    writer.update()
+    hits = reader.search("mizzen", k=1)
+    assert hits and hits[0].path.endswith("b.md")
+    (root / "a.md").unlink()
+    writer.update()
+    assert all(not p.path.endswith("a.md") for p in reader.search("bilge pump", k=5))
+    # a damaged cache file is rebuilt from the store
+    lexical_file.write_bytes(b"not a numpy file")
+    third = make_index(index_dir=writer.index_dir)
+    assert third.search("mizzen", k=1)[0].path.endswith("b.md")
+    assert third._vectors_index().lexical_outcome == "rebuilt"
