@@ -146,6 +146,7 @@ class InstructEngine:
         self.critic = critic
         self.n_ctx = min(config.n_ctx, model.n_ctx)
         self.last_generate_calls = 0      # for tests and benchmarks
+        self.last_candidates: list[_Candidate] = []   # every candidate of the last answer
 
     @classmethod
     def for_model(cls, model: LanguageModel, *, config: EngineConfig,
@@ -325,6 +326,7 @@ class _Run:
         self.critic.prepare([x for xs in sentence_lists for x in xs], [texts[i] for i in chosen])
         candidates = [self._candidate(i, texts[i], text, seq_mean, sentences)
                       for i, (text, seq_mean), sentences in zip(chosen, drafts, sentence_lists)]
+        self.e.last_candidates = candidates
         live = [c for c in candidates if not c.dropped]
         if not live:
             self._note("strict mode dropped every candidate the critic found unsupported: "

@@ -1,0 +1,141 @@
+"""Extractive answers: the passage sentences that answer the question, quoted verbatim.
+
+A small model's own sentences are often wrong or empty; the passages found are not.
+`select_quotes` ranks the sentences of the retrieved passages by how well they answer the
+question and returns the best few, each with its exact place (the file line it starts
+on), so the answer can quote the person's own files instead of paraphrasing them.
+
+The functions take plain text (and a splitter of text into units) and know nothing of the
+engine: a different unit splitter or a markup cleaner can be put in front of them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from localrag import lexical
+from localrag.noise import noise_kind
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Span:
+    """A unit of a text and where it lies in it (character offsets, end exclusive)."""
+
+    start: int
+    end: int
+    text: str          # the unit with its whitespace collapsed, as shown
+
+
+def sentence_spans(text: str) -> list[Span]:
+    """The sentences of `text` (lexical.split_sentences) with their offsets in `text`."""
+    out: list[Span] = []
+    pos = 0
+    for sentence in lexical.split_sentences(text):
+        words = sentence.split()
+        pattern = r"\s+".join(re.escape(w) for w in words)
+        m = re.compile(pattern).search(text, pos)
+        if m is None:                       # cannot happen for split_sentences' output
+            continue
+        out.append(Span(m.start(), m.end(), sentence))
+        pos = m.end()
+    return out
+
+
+def line_at(text: str, offset: int, first_line: int | None) -> int | None:
+    """The file line of character `offset` of a passage whose text starts on
+    `first_line` (None for formats without lines, such as PDF)."""
+    if first_line is None:
+        return None
+    return first_line + text.count("\n", 0, max(0, offset))
+
+
+@dataclass(frozen=True)
+class Quote:
+    """One passage sentence chosen to answer the question."""
+
+    passage: int        # index into the passages given
+    span: Span
+    score: float        # answer score in [0, 1] (higher: more likely to answer)
+
+
+def question_terms(question: str) -> list[str]:
+    """The question's content words (normalised as lexical.content_words), minus words
+    that only say it is a question ("how do I ...", "what does ... mean")."""
+    skip = {"mean", "meaning", "way", "possible", "happen", "happens", "default",
+            "difference", "option", "work", "works", "need", "want", "make", "set"}
+    return [w for w in dict.fromkeys(lexical.content_words(question)) if w not in skip]
+
+
+@dataclass(frozen=True)
+class AnswerScorer:
+    """How well a sentence answers a question: 0.6 cosine (question, sentence) + 0.4 share
+    of the question's terms the sentence holds, weighted by rarity across the
+    candidate sentences (a term every sentence has tells nothing)."""
+
+    w_cos: float = 0.6
+    w_terms: float = 0.4
+
+    def scores(self, question: str, sentences: Sequence[str], vectors: np.ndarray,
+               qvec: np.ndarray) -> list[float]:
+        terms = question_terms(question)
+        vocabs = [set(lexical.content_words(s)) | {t.lower() for t in lexical.tokens(s)}
+                  for s in sentences]
+        n = max(len(sentences), 1)
+        weight = {t: math.log(1 + n / (1 + sum(t in v for v in vocabs))) for t in terms}
+        total = sum(weight.values()) or 1.0
+        cos = vectors @ qvec if len(sentences) else np.zeros(0)
+        out = []
+        for s, v, c in zip(sentences, vocabs, cos):
+            cover = sum(weight[t] for t in terms if t in v) / total
+            out.append(self.w_cos * max(0.0, float(c)) + self.w_terms * cover)
+        return out
+
+
+def candidate_units(text: str, *, question: str = "",
+                    split: Callable[[str], list[Span]] = sentence_spans) -> list[Span]:
+    """The units of a passage worth quoting: prose, not noise."""
+    out: list[Span] = []
+    for span in split(text):
+        if noise_kind(span.text, question=question, earlier=[s.text for s in out]) is None:
+            out.append(span)
+    return out
+
+
+def select_quotes(question: str, passages: Sequence[str], embed: Embed, *,
+                  relevance: Sequence[float] | None = None, max_quotes: int = 2,
+                  min_score: float = 0.0, scorer: AnswerScorer = AnswerScorer(),
+                  split: Callable[[str], list[Span]] = sentence_spans) -> list[Quote]:
+    """The best `max_quotes` sentences of `passages` for `question`, best first.
+
+    `relevance`: per passage, the critic's s_rel; sentences of passages judged
+    irrelevant (s_rel < 0.5) are not quoted. Sentences scoring under `min_score` are not
+    quoted either: none may be returned."""
+    units: list[tuple[int, Span]] = []
+    for i, text in enumerate(passages):
+        if relevance is not None and relevance[i] < 0.5:
+            continue
+        units += [(i, s) for s in candidate_units(text, question=question, split=split)]
+    if not units:
+        return []
+    vecs = np.asarray(embed([question, *[s.text for _, s in units]]), dtype=np.float32)
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    vecs = vecs / np.where(norms > 0, norms, 1.0)
+    scores = scorer.scores(question, [s.text for _, s in units], vecs[1:], vecs[0])
+    order = sorted(range(len(units)), key=lambda k: (-scores[k], k))
+    quotes: list[Quote] = []
+    for k in order:
+        if scores[k] < min_score or len(quotes) >= max_quotes:
+            break
+        quotes.append(Quote(units[k][0], units[k][1], scores[k]))
+    return quotes
+
+
+__all__ = ["Span", "Quote", "sentence_spans", "line_at", "select_quotes", "candidate_units",
+           "AnswerScorer", "question_terms"]
