@@ -11,14 +11,20 @@ from typing import Any, Literal
 
 from indexer.records import Passage
 
-SupportLabel = Literal["fully", "partially", "none", "no_retrieval"]
-"""fully / partially supported, none = not supported or contradictory, no_retrieval =
-from the model's own knowledge (nothing was retrieved for this segment)."""
+SupportLabel = Literal["fully", "partially", "none", "unchecked", "no_retrieval"]
+"""fully / partially supported, none = not supported or contradictory, unchecked = the
+critic cannot tell (it abstains rather than guess), no_retrieval = from the model's own
+knowledge (nothing was retrieved for this segment)."""
+
+Origin = Literal["model", "quote"]
+"""model: written by the language model; quote: a sentence of the cited passage, quoted
+word for word (localrag.extract)."""
 
 LABEL_TEXT: dict[str, str] = {
     "fully": "fully supported",
     "partially": "partially supported",
     "none": "not supported",
+    "unchecked": "not checked",
     "no_retrieval": "from the model's own knowledge",
 }
 
@@ -61,13 +67,26 @@ class Segment:
     scores: Scores
     citation: int | None          # index into Answer.passages (0-based); None = no source
     passage: Passage | None = None
+    origin: Origin = "model"
+    line: int | None = None       # the file line a quote starts on (None: not a quote, or PDF)
+
+    @property
+    def locator(self) -> str | None:
+        """`path:line` of a quote's own line, else the cited passage's locator."""
+        if self.passage is None:
+            return None
+        if self.line is not None:
+            return f"{self.passage.path}:{self.line}"
+        return self.passage.locator
 
     def to_json(self) -> dict[str, Any]:
         return {
             "text": self.text,
             "label": self.label,
+            "origin": self.origin,
             "scores": vars(self.scores).copy(),
             "citation": None if self.citation is None else self.citation + 1,
+            "line": self.line,
         }
 
 
@@ -157,6 +176,8 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
             scores=scores,
             citation=index,
             passage=passages[index].passage if index is not None and index < len(passages) else None,
+            origin="quote" if seg.get("origin") == "quote" else "model",
+            line=seg.get("line"),
         ))
     return Answer(
         question=str(data.get("question", "")),

@@ -30,6 +30,7 @@ from typing import Protocol
 import numpy as np
 
 from localrag import lexical
+from localrag.noise import noise_kind
 from localrag.scoring import SupportLabel, s_sup
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -43,7 +44,8 @@ class SupportJudgement:
     p_full: float
     p_partial: float
     p_none: float
-    label: SupportLabel          # "fully" / "partially" / "none"
+    label: SupportLabel          # "fully" / "partially" / "none" / "unchecked"
+    noise: str | None = None     # the noise kind (localrag.noise) when it is noise
 
     @property
     def score(self) -> float:
@@ -146,6 +148,14 @@ class EmbeddingCalibration:
     missing_keys_cap: float = 0.45
 
 
+@dataclass(frozen=True)
+class RelevanceWeights:
+    """s_rel = sigmoid(bias + weights . features) (EmbeddingCritic.relevance_features)."""
+
+    bias: float = -6.0
+    weights: tuple[float, float, float, float] = (4.0, 6.0, 3.0, 1.0)
+
+
 class EmbeddingCritic:
     """Relevance and support from sentence embeddings plus lexical overlap."""
 
@@ -153,9 +163,12 @@ class EmbeddingCritic:
     decides_after_search = True
 
     def __init__(self, embed: Embed, *,
-                 calibration: EmbeddingCalibration = EmbeddingCalibration()) -> None:
+                 calibration: EmbeddingCalibration = EmbeddingCalibration(),
+                 rules: "SupportRules | None" = None) -> None:
         self._embed = embed
         self.calibration = calibration
+        self.rules = rules or SupportRules()
+        self.relevance_weights = RelevanceWeights()
         self._cache: dict[str, np.ndarray] = {}
 
     def _vectors(self, texts: Sequence[str]) -> np.ndarray:
@@ -180,13 +193,49 @@ class EmbeddingCritic:
         c = self.calibration
         return _sigmoid((cos - c.rel_center) / c.rel_width)
 
+    def relevance_features(self, question: str, passages: Sequence[str]) -> np.ndarray:
+        """(n, 4) features per passage: cosine (question, passage), best cosine (question,
+        one passage sentence), share of the question's terms the passage holds weighted
+        by rarity among the passages found, and that share for the title line."""
+        if not passages:
+            return np.zeros((0, 4))
+        from localrag.extract import question_terms
+
+        units = [lexical.split_sentences(p) or [p] for p in passages]
+        flat = [u for us in units for u in us]
+        vecs = self._vectors([question, *passages, *flat])
+        q = vecs[0]
+        cos_p = vecs[1:1 + len(passages)] @ q
+        sent = vecs[1 + len(passages):] @ q
+        terms = question_terms(question)
+        vocab = [set(lexical.content_words(p)) for p in passages]
+        n = len(passages)
+        weight = {t: math.log(1 + (n + 1) / (1 + sum(t in v for v in vocab))) for t in terms}
+        total = sum(weight.values()) or 1.0
+        rows, k = [], 0
+        for i, p in enumerate(passages):
+            best = float(sent[k:k + len(units[i])].max())
+            k += len(units[i])
+            title = set(lexical.content_words(p.split("\n", 1)[0]))
+            rows.append([float(cos_p[i]), best,
+                         sum(weight[t] for t in terms if t in vocab[i]) / total,
+                         sum(weight[t] for t in terms if t in title) / total])
+        return np.asarray(rows)
+
     def relevance(self, question: str, passages: Sequence[str]) -> list[float]:
-        return [self._rel(c) for c in self.similarity(question, passages)]
+        """s_rel: a logistic model over `relevance_features` (RelevanceWeights)."""
+        feats = self.relevance_features(question, passages)
+        w = self.relevance_weights
+        return [_sigmoid(w.bias + float(np.dot(w.weights, f))) for f in feats]
 
     def retrieve_probability(self, question: str, passages: Sequence[str]) -> float:
         """Retrieval helps when the index holds a passage close to the question: the
         s_rel of the best passage found (0 when the search found nothing)."""
         return max(self.relevance(question, passages), default=0.0)
+
+    def embed_texts(self, texts: list[str]) -> np.ndarray:
+        """Normalised embeddings through the critic's cache (quote selection shares it)."""
+        return self._vectors(texts)
 
     def support_score(self, sentence: str, passage: str) -> float:
         """The support score x in [0, 1] (see EmbeddingCalibration)."""
@@ -208,13 +257,49 @@ class EmbeddingCritic:
     def support(self, sentences: Sequence[str], passage: str) -> list[SupportJudgement]:
         c = self.calibration
         out = []
+        earlier: list[str] = []
         for sentence in sentences:
+            kind = noise_kind(sentence, earlier=earlier)
+            earlier.append(sentence)
             x = self.support_score(sentence, passage)
             probs = ordinal_support(x, partial_at=c.partial_at, full_at=c.full_at,
                                     width=c.sup_width)
-            label = label_from_cuts(x, partial_at=c.partial_at, full_at=c.full_at)
-            out.append(guard_label(SupportJudgement(*probs, label), sentence, passage))
+            if kind is not None:
+                out.append(SupportJudgement(0.0, 0.0, 1.0, "none", noise=kind))
+                continue
+            label = self.rules.label(lexical.copy_coverage(sentence, passage),
+                                     lexical.overlap(sentence, passage), x)
+            out.append(SupportJudgement(*probs, label))
         return out
+
+
+@dataclass(frozen=True)
+class SupportRules:
+    """Which label a meaningful sentence gets, from how much of it the passage holds.
+
+    copy: word-for-word runs shared with the passage (lexical.copy_coverage); overlap:
+    content words and key tokens found (lexical.overlap); x: the embedding support score.
+    "fully" needs (nearly) one copied run and every key token; "none" is given when most
+    content words or key tokens are missing; "partially" when copied runs cover much of
+    the sentence; anything else is "unchecked": the critic abstains.
+    """
+
+    full_longest: float = 0.8
+    none_words: float = 0.5
+    none_keys: float = 0.5
+    partial_covered: float = 0.6
+    partial_words: float = 0.8
+
+    def label(self, copy: lexical.Copy, ov: lexical.Overlap, x: float) -> SupportLabel:
+        keys_ok = ov.key_frac is None or ov.key_frac >= 1.0
+        if copy.longest >= self.full_longest and keys_ok:
+            return "fully"
+        if ov.word_frac < self.none_words or (ov.key_frac is not None
+                                              and ov.key_frac < self.none_keys):
+            return "none"
+        if copy.covered >= self.partial_covered and ov.word_frac >= self.partial_words:
+            return "partially"
+        return "unchecked"
 
 
 # --- choosing a critic for a model ---------------------------------------------------------

@@ -137,5 +137,40 @@ def select_quotes(question: str, passages: Sequence[str], embed: Embed, *,
     return quotes
 
 
+
+
+def fit_window(text: str, anchors: Sequence[Span], budget: int,
+               count: Callable[[str], int], *,
+               split: Callable[[str], list[Span]] = sentence_spans) -> str:
+    """The part of `text` a model needs: the anchor sentences (the quotes) and as many of
+    their neighbours as fit in `budget` tokens (`count` counts them), as one verbatim
+    slice of `text`. Without anchors, the start of the text up to the budget."""
+    spans = split(text)
+    if not spans:
+        return text
+    if anchors:
+        lo = min(i for i, s in enumerate(spans) if any(s.start <= a.start < s.end or
+                                                       a.start <= s.start < a.end
+                                                       for a in anchors))
+        hi = max(i for i, s in enumerate(spans) if any(s.start <= a.start < s.end or
+                                                       a.start <= s.start < a.end
+                                                       for a in anchors))
+    else:
+        lo = hi = 0
+    used = count(text[spans[lo].start:spans[hi].end])
+    while True:
+        grown = False
+        for side in (+1, -1):                 # the sentence after first: it explains
+            j = hi + 1 if side > 0 else lo - 1
+            if 0 <= j < len(spans):
+                a, b = (lo, j) if side > 0 else (j, hi)
+                cost = count(text[spans[a].start:spans[b].end])
+                if cost <= budget:
+                    lo, hi, used, grown = a, b, cost, True
+        if not grown:
+            break
+    return text[spans[lo].start:spans[hi].end]   # may exceed `budget`: anchors stay whole
+
+
 __all__ = ["Span", "Quote", "sentence_spans", "line_at", "select_quotes", "candidate_units",
-           "AnswerScorer", "question_terms"]
+           "AnswerScorer", "question_terms", "fit_window"]

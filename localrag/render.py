@@ -5,12 +5,13 @@ The TUI renders with Textual widgets but uses the same symbols and wording.
 
 from __future__ import annotations
 
-from localrag.answer import LABEL_TEXT, Answer, RetrievalDecision
+from localrag.answer import LABEL_TEXT, Answer, RetrievalDecision, Segment
 
 LABEL_SYMBOL: dict[str, str] = {
     "fully": "✔",          # fully supported
     "partially": "◐",      # partially supported
     "none": "✘",           # not supported / contradictory
+    "unchecked": "?",      # the critic could not tell: not checked
     "no_retrieval": "○",   # from the model's own knowledge
 }
 
@@ -41,11 +42,25 @@ def source_line(n: int, answer: Answer) -> str:
     return f"[{n + 1}] {j.passage.locator}  {j.passage.title}  (relevance {j.relevance:.2f})"
 
 
+def segment_label(seg: Segment) -> str:
+    """The label words after a sentence: a quote says where it is quoted from."""
+    if seg.origin == "quote":
+        where = f" line {seg.line}" if seg.line is not None else ""
+        return f"quoted from the file{where}"
+    return LABEL_TEXT[seg.label]
+
+
+def segment_body(seg: Segment) -> str:
+    """The sentence as shown: quotes in quotation marks."""
+    text = seg.text.strip()
+    return f"“{text}”" if seg.origin == "quote" else text
+
+
 def answer_to_text(answer: Answer) -> str:
     lines = [decision_line(answer), ""]
     for seg in answer.segments:
         cite = f" [{seg.citation + 1}]" if seg.citation is not None else ""
-        lines.append(f"{LABEL_SYMBOL[seg.label]} {seg.text.strip()}{cite}  ({LABEL_TEXT[seg.label]})")
+        lines.append(f"{LABEL_SYMBOL[seg.label]} {segment_body(seg)}{cite}  ({segment_label(seg)})")
     cited = sorted({s.citation for s in answer.segments if s.citation is not None})
     if cited:
         lines += ["", "Sources:"]
@@ -61,8 +76,8 @@ def answer_to_markdown(answer: Answer) -> str:
     out = [f"## {answer.question}", "", f"_{decision_line(answer)}_", ""]
     for seg in answer.segments:
         cite = f" [^{seg.citation + 1}]" if seg.citation is not None else ""
-        out.append(f"- {LABEL_SYMBOL[seg.label]} {seg.text.strip()}{cite} "
-                   f"*({LABEL_TEXT[seg.label]})*")
+        out.append(f"- {LABEL_SYMBOL[seg.label]} {segment_body(seg)}{cite} "
+                   f"*({segment_label(seg)})*")
     cited = sorted({s.citation for s in answer.segments if s.citation is not None})
     if cited:
         out.append("")

@@ -16,7 +16,8 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from localrag.answer import Answer, RetrievalDecision, Segment
-from localrag.render import LABEL_SYMBOL, decision_line, decision_preview
+from localrag.render import (LABEL_SYMBOL, decision_line, decision_preview, segment_body,
+                             segment_label)
 from tui.messages import CitationSelected
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ LABEL_SHORT: dict[str, str] = {
     "fully": "fully supported",
     "partially": "partially supported",
     "none": "not supported",
+    "unchecked": "not checked",
     "no_retrieval": "own knowledge",
 }
 """Short label words shown after each sentence (the symbol and colour carry the rest)."""
@@ -34,6 +36,7 @@ LABEL_STYLE: dict[str, str] = {
     "fully": "bold green",
     "partially": "bold yellow",
     "none": "bold red",
+    "unchecked": "bold magenta",
     "no_retrieval": "bold blue",
 }
 
@@ -55,10 +58,11 @@ def segment_text(segment: Segment) -> Text:
     """The on-screen line of one sentence: symbol, text, citation, label word."""
     text = Text()
     text.append(LABEL_SYMBOL[segment.label] + " ", style=LABEL_STYLE[segment.label])
-    text.append(segment.text.strip())
+    text.append(segment_body(segment))
     if segment.citation is not None:
         text.append(f" [{segment.citation + 1}]", style="bold underline")
-    text.append(f"  {LABEL_SHORT[segment.label]}", style=f"dim {LABEL_STYLE[segment.label]}")
+    words = segment_label(segment) if segment.origin == "quote" else LABEL_SHORT[segment.label]
+    text.append(f"  {words}", style=f"dim {LABEL_STYLE[segment.label]}")
     return text
 
 
