@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from localrag import lexical
-from localrag.noise import noise_kind
+from localrag.noise import is_markup, noise_kind
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -33,8 +33,32 @@ class Span:
     text: str          # the unit with its whitespace collapsed, as shown
 
 
+def _blocks(text: str) -> list[tuple[int, str]]:
+    """`text` cut at lines of markup (rules, directives, AsciiDoc "term::" lines and "+"
+    continuations), which would otherwise glue onto the sentence after them."""
+    out, start, pos = [], 0, 0
+    for line in text.split("\n"):
+        end = pos + len(line)
+        if line.strip() and is_markup(line):
+            if pos > start:
+                out.append((start, text[start:pos]))
+            start = end + 1
+        pos = end + 1
+    if start < len(text):
+        out.append((start, text[start:]))
+    return out
+
+
 def sentence_spans(text: str) -> list[Span]:
-    """The sentences of `text` (lexical.split_sentences) with their offsets in `text`."""
+    """The sentences of `text` (lexical.split_sentences) with their offsets in `text`;
+    lines of markup separate sentences and are not part of any."""
+    out: list[Span] = []
+    for base, block in _blocks(text):
+        out += [Span(base + s.start, base + s.end, s.text) for s in _sentences(block)]
+    return out
+
+
+def _sentences(text: str) -> list[Span]:
     out: list[Span] = []
     pos = 0
     for sentence in lexical.split_sentences(text):

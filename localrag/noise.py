@@ -89,6 +89,9 @@ def is_code(sentence: str) -> bool:
                 for t in tokens)
     if re.match(r"^\s*(?:\$|#|>>>|\.\.\.)\s", sentence) and function <= 2:
         return True                       # a shell or interpreter prompt line
+    if (function == 0 and len(tokens) <= 10 and not re.search(r"[.!?]$", s)
+            and any(re.match(r"^-{1,2}\w|.*[/=<>]", t) for t in tokens)):
+        return True                       # a bare command line: "git stash pop --index"
     if symbols >= 0.12 * len(s) and function < 0.2 * max(len(words), 1):
         return True
     return codey >= 0.5 * len(tokens) and function < 0.25 * max(len(words), 1)
@@ -116,6 +119,8 @@ def is_filler(sentence: str) -> bool:
     s = sentence.strip()
     if _FILLER.match(s):
         return True
+    if s.endswith(":") and len(_words(s)) <= 10:
+        return True                       # an announcement: "Here's how to do it:"
     content = [w for w in lexical.content_words(s) if w not in FILLER_WORDS]
     return not content
 
@@ -136,7 +141,10 @@ def is_echo(sentence: str, question: str = "") -> bool:
 def is_fragment(sentence: str) -> bool:
     """Too short to state anything: fewer than three words, or no word of four letters."""
     words = _words(sentence)
-    return len(words) < 3 or not any(len(w) >= 4 for w in words)
+    if len(words) < 3 or not any(len(w) >= 3 for w in words):
+        return True
+    # a title rather than a sentence: a few words without a closing stop
+    return len(words) <= 4 and not re.search(r"[.!?][\"')\]]*$", sentence.strip())
 
 
 def _key(sentence: str) -> list[str]:
@@ -167,10 +175,10 @@ def noise_kind(sentence: str, *, question: str = "",
         return "echo"
     if is_code(sentence):
         return "code"
-    if is_fragment(sentence):
-        return "fragment"
     if is_filler(sentence):
         return "filler"
+    if is_fragment(sentence):
+        return "fragment"
     if earlier and near_repeat(sentence, earlier):
         return "repeat"
     return None
