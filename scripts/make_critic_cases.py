@@ -145,6 +145,9 @@ def cmd_generate(args) -> None:
                                    "max_tokens": args.max_tokens or None}) as a, \
             out.open("a") as fh:
         engine = a._get_engine()
+        # the loop as it was before issue 9: a candidate per passage, whole passages,
+        # no quotes (these cases are what that loop produced)
+        engine.max_candidates, engine.fit_tokens, engine.max_quotes = 5, 0, 0
         critic = AllPassagesCritic(engine.critic)
         engine.critic = critic
         embed = a.embedder.encode
@@ -208,13 +211,42 @@ def cmd_generate(args) -> None:
 
 # --- cases ----------------------------------------------------------------------------------
 
-MAX_MODEL_SENTENCES = 6
+MAX_MODEL_SENTENCES = 12
+
+
+def passage_sentences(records: list[dict]) -> None:
+    """Re-pick each record's passage sentences with the current quote code (the unit
+    splitter and noise filter may have changed since the record was generated): the
+    scorer's best 3 and one at random."""
+    import numpy as np
+
+    from indexer.embedder import Embedder
+    from localrag.extract import AnswerScorer, candidate_units
+
+    embed = Embedder().encode
+    rng = random.Random(9)
+    for r in records:
+        q = r["question"]
+        units = [(j, u) for j, p in enumerate(r["passages"])
+                 for u in candidate_units(p["text"], question=q)]
+        picked = []
+        if units:
+            vecs = np.asarray(embed([q, *[u.text for _, u in units]]))
+            scores = AnswerScorer().scores(q, [u.text for _, u in units], vecs[1:], vecs[0])
+            order = sorted(range(len(units)), key=lambda k: -scores[k])
+            chosen = order[:3] + ([rng.choice(order[3:])] if order[3:] else [])
+            for rank, k in enumerate(chosen):
+                j, u = units[k]
+                picked.append({"passage": j, "text": u.text, "start": u.start, "end": u.end,
+                               "score": scores[k], "pick": "top" if rank < 3 else "random"})
+        r["passage_sentences"] = picked
 
 
 def cmd_cases(args) -> None:
     records = []
     for path in sorted(args.work.glob("raw-*.jsonl")):
         records += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    passage_sentences(records)
     sup, meta, rel = [], [], []
     for r in records:
         ps = r["passages"]
@@ -226,7 +258,7 @@ def cmd_cases(args) -> None:
                         "hint_has_key_phrase": p["has_key"]})
         # model sentences: one from each candidate first (its first sentence), then the
         # rest in order, distinct texts only, at most MAX_MODEL_SENTENCES per question
-        seen: set[tuple[int, str]] = set()
+        seen: set[str] = set()
         order = []
         for depth in range(8):
             for ci, c in enumerate(r["candidates"]):
@@ -236,7 +268,7 @@ def cmd_cases(args) -> None:
         for ci, si in order:
             c = r["candidates"][ci]
             s = c["sentences"][si]
-            key = (c["passage"], " ".join(s["text"].lower().split()))
+            key = " ".join(s["text"].lower().split())
             if key in seen or n >= MAX_MODEL_SENTENCES:
                 continue
             seen.add(key)
