@@ -23,6 +23,7 @@ gets is "partially". Embeddings alone cannot tell "expires in 2025" from "expire
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -152,8 +153,8 @@ class EmbeddingCalibration:
 class RelevanceWeights:
     """s_rel = sigmoid(bias + weights . features) (EmbeddingCritic.relevance_features)."""
 
-    bias: float = -6.0
-    weights: tuple[float, float, float, float] = (4.0, 6.0, 3.0, 1.0)
+    bias: float = -2.06
+    weights: tuple[float, ...] = (-0.15, 0.35, 0.92, 0.08, 0.72, -0.28)
 
 
 class EmbeddingCritic:
@@ -194,32 +195,39 @@ class EmbeddingCritic:
         return _sigmoid((cos - c.rel_center) / c.rel_width)
 
     def relevance_features(self, question: str, passages: Sequence[str]) -> np.ndarray:
-        """(n, 4) features per passage: cosine (question, passage), best cosine (question,
-        one passage sentence), share of the question's terms the passage holds weighted
-        by rarity among the passages found, and that share for the title line."""
+        """(n, 6) features per passage (passages in search order): cosine (question,
+        passage); best cosine (question, one passage sentence); share of the question's
+        terms the passage holds, weighted by rarity among the passages found; that share
+        for the title line; the best sentence's answer score (extract.AnswerScorer); and
+        the search rank (0 = first)."""
         if not passages:
-            return np.zeros((0, 4))
-        from localrag.extract import question_terms
+            return np.zeros((0, 6))
+        from localrag.extract import AnswerScorer, question_terms
 
         units = [lexical.split_sentences(p) or [p] for p in passages]
         flat = [u for us in units for u in us]
         vecs = self._vectors([question, *passages, *flat])
         q = vecs[0]
         cos_p = vecs[1:1 + len(passages)] @ q
-        sent = vecs[1 + len(passages):] @ q
+        svecs = vecs[1 + len(passages):]
+        sent = svecs @ q
+        answer = AnswerScorer().scores(question, flat, svecs, q)
         terms = question_terms(question)
-        vocab = [set(lexical.content_words(p)) for p in passages]
+        vocab = [set(lexical.content_words(p)) | set(lexical.content_words(
+            re.sub(r"[^A-Za-z0-9]+", " ", p))) for p in passages]
         n = len(passages)
         weight = {t: math.log(1 + (n + 1) / (1 + sum(t in v for v in vocab))) for t in terms}
         total = sum(weight.values()) or 1.0
         rows, k = [], 0
         for i, p in enumerate(passages):
             best = float(sent[k:k + len(units[i])].max())
+            best_answer = max(answer[k:k + len(units[i])])
             k += len(units[i])
-            title = set(lexical.content_words(p.split("\n", 1)[0]))
+            title = set(lexical.content_words(re.sub(r"[^A-Za-z0-9]+", " ", p.split("\n", 1)[0])))
             rows.append([float(cos_p[i]), best,
                          sum(weight[t] for t in terms if t in vocab[i]) / total,
-                         sum(weight[t] for t in terms if t in title) / total])
+                         sum(weight[t] for t in terms if t in title) / total,
+                         best_answer, float(i)])
         return np.asarray(rows)
 
     def relevance(self, question: str, passages: Sequence[str]) -> list[float]:

@@ -312,21 +312,23 @@ class _Run:
             self.judgements.append(PassageJudgement(passage=p, relevance=rel,
                                                     relevant=rel >= RELEVANT_AT))
         chosen = [i for i, j in enumerate(self.judgements) if j.relevant]
-        if not chosen:
+        # quotes may come from any passage found: the quote scorer weighs the search rank
+        # and the question's terms itself, and a quote is the file's own words
+        quotes = self._quotes(passages, list(range(len(passages))))
+        if not chosen and not quotes:
             self._note(f"not found in your files: no retrieved passage was relevant "
                        f"({self.critic.name}); the closest passages are listed, and the "
                        "model answered from its own knowledge")
             return []
-        quotes = self._quotes(passages, chosen)
         segments = [self._quote_segment(q) for q in quotes]   # streamed as soon as chosen
         with_quotes = list(dict.fromkeys(q.passage for q in quotes))
         order = with_quotes + [i for i in chosen if i not in with_quotes]
         generated = self._generate(passages, order[: self.e.max_candidates], quotes)
         segments += generated
         if not segments:
-            self._note("not found in your files: nothing in the relevant passages answers "
-                       "the question and the model's sentences were not supported; the "
-                       "model answered from its own knowledge")
+            self._note("not found in your files: nothing in the passages answers the "
+                       "question and the model's sentences were not supported; the model "
+                       "answered from its own knowledge")
         return segments
 
     def _quotes(self, passages: list[Passage], chosen: list[int]) -> list[Quote]:
