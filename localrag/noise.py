@@ -57,7 +57,8 @@ FILLER_WORDS = frozenset("""
 hope helps help let know feel free happy glad sure certainly course great question
 questions answer answers note notes passage information following given provided
 mentioned above below context case user okay ok thanks thank please mention text
-document documentation file says said explain explained
+document documentation file says said explain explained you're you've it's that's
+here's there's let's we're i'm done
 """.split())
 
 
@@ -72,6 +73,8 @@ def is_markup(sentence: str) -> bool:
         return True
     if _MARKUP_LINE.match(s) or (_DEFINITION_TERM.match(s) and len(_words(s)) <= 8):
         return True
+    if re.search(r"\S::(?:\s|$)", s):
+        return True                       # an AsciiDoc/rst term glued to its text
     letters = sum(ch.isalpha() for ch in s)
     return letters < 0.5 * len(s.replace(" ", ""))
 
@@ -119,7 +122,7 @@ def is_filler(sentence: str) -> bool:
     s = sentence.strip()
     if _FILLER.match(s):
         return True
-    if s.endswith(":") and len(_words(s)) <= 10:
+    if s.endswith(":") and (len(_words(s)) <= 14 or "following" in s.lower()):
         return True                       # an announcement: "Here's how to do it:"
     content = [w for w in lexical.content_words(s) if w not in FILLER_WORDS]
     return not content
