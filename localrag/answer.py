@@ -44,7 +44,7 @@ class PassageJudgement:
 
     passage: Passage
     relevance: float              # s_rel in [0, 1]
-    relevant: bool                # the critic's label (Relevant vs Irrelevant)
+    relevant: bool | None         # the critic's label (Relevant vs Irrelevant); None: not checked
     dropped: bool = False         # removed by strict mode
     drop_reason: str | None = None
 
@@ -161,7 +161,7 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
         passages.append(PassageJudgement(
             passage=passage,
             relevance=float(src.get("relevance", 0.0)),
-            relevant=bool(src.get("relevant", False)),
+            relevant=None if src.get("relevant", False) is None else bool(src.get("relevant")),
             dropped=bool(src.get("dropped", False)),
         ))
     segments = []

@@ -308,10 +308,14 @@ class _Run:
         self._check_cancel()
         texts = [passage_text(p) for p in passages]
         rels = self.critic.relevance(self.query, texts)
+        checked = getattr(self.critic, "relevance_checked", True)
         for p, rel in zip(passages, rels):
-            self.judgements.append(PassageJudgement(passage=p, relevance=rel,
-                                                    relevant=rel >= RELEVANT_AT))
-        chosen = [i for i, j in enumerate(self.judgements) if j.relevant]
+            self.judgements.append(PassageJudgement(
+                passage=p, relevance=rel, relevant=(rel >= RELEVANT_AT) if checked else None))
+        if checked:
+            chosen = [i for i, j in enumerate(self.judgements) if j.relevant]
+        else:   # labels not trusted (critics.RELEVANCE_CHECKED): order by score, drop none
+            chosen = sorted(range(len(passages)), key=lambda i: -rels[i])
         # quotes may come from any passage found: the quote scorer weighs the search rank
         # and the question's terms itself, and a quote is the file's own words
         quotes = self._quotes(passages, list(range(len(passages))))

@@ -23,7 +23,10 @@ def decision_line(answer: Answer) -> str:
         return f"Did not retrieve{prob}: {d.reason}"
     relevant = sum(1 for j in answer.passages if j.relevant)
     dropped = sum(1 for j in answer.passages if j.dropped)
-    line = (f"Retrieved{prob}: {relevant} of {len(answer.passages)} passages judged relevant")
+    if answer.passages and all(j.relevant is None for j in answer.passages):
+        line = f"Retrieved{prob}: {len(answer.passages)} passages (relevance not checked)"
+    else:
+        line = (f"Retrieved{prob}: {relevant} of {len(answer.passages)} passages judged relevant")
     if dropped:
         line += f"; strict mode dropped {dropped}"
     return line

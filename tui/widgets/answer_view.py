@@ -82,6 +82,8 @@ def source_text(answer: Answer, index: int) -> Text:
     text.append(f"  rel {judgement.relevance:.2f}", style="dim")
     if judgement.dropped:
         text.append(f"  dropped: {judgement.drop_reason or 'strict mode'}", style="red")
+    elif judgement.relevant is None:
+        text.append("  relevance not checked", style="dim")
     elif not judgement.relevant:
         text.append("  judged irrelevant", style="dim")
     return text
