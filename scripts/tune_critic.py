@@ -1,6 +1,6 @@
 """Set the embedding critic's constants on the DEV half of tests/data/critic_real (issue 9).
 
-    python scripts/tune_critic.py            # prints the chosen SupportRules / RelevanceWeights
+    python scripts/tune_critic.py            # prints the chosen SupportRules and the relevance signals
     python scripts/tune_critic.py --build ANNOT_DIR   # first merge cases + labels into the set
 
 Only dev cases are read for choosing; the test half is measured afterwards by
@@ -8,7 +8,7 @@ tests/test_critics.py (critics.MEASURED records what it gave). Support rules: a 
 SupportRules' cut points; the rule kept is the one with the most "fully" labels on dev
 among those whose "fully" precision is at least 0.95 there (a margin over the 0.90
 target), with "partially" kept only if it is right at least 55% of the time on dev
-(otherwise such sentences are "unchecked"). Relevance: a logistic regression on dev.
+(otherwise such sentences are "unchecked"). Relevance: each feature's dev AUC and a logistic regression over them (reported only).
 """
 
 from __future__ import annotations
@@ -129,9 +129,9 @@ def main() -> int:
         p = 1 / (1 + np.exp(-X @ w))
         w -= 1.0 * (X.T @ (p - y) / len(y) + 0.01 * np.r_[0, w[1:]])
     s = X @ w
-    print(f"relevance weights bias {w[0]:.2f} weights {tuple(round(x, 2) for x in w[1:])}; dev "
-          f"AUC {auc(list(s), list(y > 0)):.2f}, accuracy {((s > 0) == (y > 0)).mean():.2f}, "
-          f"positives {y.mean():.2f}")
+    print(f"logistic over all features: bias {w[0]:.2f} weights "
+          f"{tuple(round(float(x), 2) for x in w[1:])}; dev AUC {auc(list(s), list(y > 0)):.2f} "
+          "(not used: no better than the cosine on test-size samples, see critics.py)")
     return 0
 
 
