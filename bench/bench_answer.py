@@ -109,7 +109,7 @@ def main() -> int:
                    "in_top5": in_top5, "hit": holds_answer(answer, q),
                    "hit_any_label": holds_answer(answer, q, labels=("fully", "partially",
                                                                     "unchecked")),
-                   "candidates": engine.last_generate_calls,
+                   "candidates": len(engine.last_candidates),
                    "answer": answer.text, "labels": [s.label for s in answer.segments],
                    "origins": [s.origin for s in answer.segments],
                    "plain_rag": rag_text.strip(), "notes": answer.notes}
