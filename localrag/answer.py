@@ -12,17 +12,23 @@ from typing import Any, Literal
 from indexer.records import Passage
 from localrag.units import UnitKind, join_units
 
-SupportLabel = Literal["fully", "partially", "none", "no_retrieval"]
-"""fully / partially supported, none = not supported or contradictory, no_retrieval =
-from the model's own knowledge (nothing was retrieved for this segment)."""
+SupportLabel = Literal["fully", "partially", "none", "unchecked", "no_retrieval"]
+"""fully / partially supported, none = not supported or contradictory, unchecked = the
+critic cannot tell (it abstains rather than guess), no_retrieval = from the model's own
+knowledge (nothing was retrieved for this segment)."""
 
-LabelSource = Literal["own", "segment", "critic", "unjudged", "retrieval"]
+Origin = Literal["model", "quote"]
+"""model: written by the language model; quote: a sentence of the cited passage, quoted
+word for word (localrag.extract)."""
+
+LabelSource = Literal["own", "segment", "critic", "unjudged", "retrieval", "quote"]
 """Where a sentence's label came from (localrag.selfrag module docstring):
 own = the IsSup token the model wrote right after the sentence; segment = the IsSup token
 the model wrote for another sentence of the same segment (same passage); critic = the
 fallback critic (embedding + lexical overlap, or the instruct engine's critic) judged the
 sentence against its passage; unjudged = nothing judged it (labelled "none"); retrieval =
-written without evidence (label "no_retrieval")."""
+written without evidence (label "no_retrieval"); quote = a passage sentence quoted verbatim
+(instruct answers: "fully" by construction)."""
 
 LABEL_SOURCE_TEXT: dict[str, str] = {
     "own": "own token",
@@ -30,6 +36,7 @@ LABEL_SOURCE_TEXT: dict[str, str] = {
     "critic": "fallback critic",
     "unjudged": "not judged",
     "retrieval": "no retrieval",
+    "quote": "quoted verbatim",
 }
 """A few words per label source, shown next to the label (CLI, Markdown, TUI)."""
 
@@ -37,6 +44,7 @@ LABEL_TEXT: dict[str, str] = {
     "fully": "fully supported",
     "partially": "partially supported",
     "none": "not supported",
+    "unchecked": "not checked",
     "no_retrieval": "from the model's own knowledge",
 }
 
@@ -56,7 +64,7 @@ class PassageJudgement:
 
     passage: Passage
     relevance: float              # s_rel in [0, 1]
-    relevant: bool                # the critic's label (Relevant vs Irrelevant)
+    relevant: bool | None         # the critic's label (Relevant vs Irrelevant); None: not checked
     dropped: bool = False         # removed by strict mode
     drop_reason: str | None = None
 
@@ -84,6 +92,17 @@ class Segment:
     starts_block: bool = False    # begins a new paragraph, list or code block
     label_source: LabelSource | None = None
     """Where `label` came from (LabelSource); None in answers saved before it existed."""
+    origin: Origin = "model"
+    line: int | None = None       # the file line a quote starts on (None: not a quote, or PDF)
+
+    @property
+    def locator(self) -> str | None:
+        """`path:line` of a quote's own line, else the cited passage's locator."""
+        if self.passage is None:
+            return None
+        if self.line is not None:
+            return f"{self.passage.path}:{self.line}"
+        return self.passage.locator
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -92,8 +111,10 @@ class Segment:
             "starts_block": self.starts_block,
             "label": self.label,
             "label_source": self.label_source,
+            "origin": self.origin,
             "scores": vars(self.scores).copy(),
             "citation": None if self.citation is None else self.citation + 1,
+            "line": self.line,
         }
 
 
@@ -169,7 +190,7 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
         passages.append(PassageJudgement(
             passage=passage,
             relevance=float(src.get("relevance", 0.0)),
-            relevant=bool(src.get("relevant", False)),
+            relevant=None if src.get("relevant", False) is None else bool(src.get("relevant")),
             dropped=bool(src.get("dropped", False)),
         ))
     segments = []
@@ -188,6 +209,8 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
             citation=index,
             passage=passages[index].passage if index is not None and index < len(passages) else None,
             label_source=seg.get("label_source"),
+            origin="quote" if seg.get("origin") == "quote" else "model",
+            line=seg.get("line"),
         ))
     return Answer(
         question=str(data.get("question", "")),

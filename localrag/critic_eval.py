@@ -154,3 +154,150 @@ def format_figures(name: str, figures: dict[str, dict[str, Any]]) -> str:
         lines.append(f"  {judgment:13s} AUC {f(m['auc'])}  accuracy {f(m['accuracy'])}  "
                      f"separation {f(m['separation'])}  (n={m['n']})")
     return "\n".join(lines)
+
+
+# --- the real-document set (tests/data/critic_real, issue 9) ---------------------------------
+
+REAL_SET = Path(__file__).resolve().parent.parent / "tests" / "data" / "critic_real"
+
+
+@dataclass(frozen=True)
+class SentenceCase:
+    """One sentence judged against one passage, labelled by careful reading
+    (tests/data/critic_real/RUBRIC.md)."""
+
+    id: str
+    split: str                 # "dev" (odd question number) or "test" (even)
+    question: str
+    title: str
+    passage: str
+    sentence: str
+    source: str                # "model" (written by the model) or "passage" (a quote)
+    previous: tuple[str, ...]  # the model's earlier sentences in the same answer
+    meaningful: bool
+    noise_kind: str | None
+    support: str               # "fully" / "partially" / "none"
+    answers: bool
+
+    @property
+    def passage_text(self) -> str:
+        return f"{self.title}\n{self.passage}"
+
+
+@dataclass(frozen=True)
+class RelevanceCase:
+    id: str
+    split: str
+    question: str
+    title: str
+    passage: str
+    relevant: bool
+
+    @property
+    def passage_text(self) -> str:
+        return f"{self.title}\n{self.passage}"
+
+
+def load_real_set(folder: str | Path = REAL_SET) -> tuple[list[SentenceCase], list[RelevanceCase]]:
+    folder = Path(folder)
+
+    def rows(name: str) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in (folder / name).read_text(encoding="utf-8")
+                .splitlines() if line.strip()]
+
+    sentences = [SentenceCase(
+        id=r["id"], split=r["split"], question=r["question"], title=r["passage_title"],
+        passage=r["passage_text"], sentence=r["sentence"], source=r["source"],
+        previous=tuple(r.get("previous_sentences") or ()), meaningful=bool(r["meaningful"]),
+        noise_kind=r.get("noise_kind"), support=r["support"], answers=bool(r["answers"]))
+        for r in rows("sentences.jsonl")]
+    relevance = [RelevanceCase(
+        id=r["id"], split=r["split"], question=r["question"], title=r["passage_title"],
+        passage=r["passage_text"], relevant=bool(r["relevant"]))
+        for r in rows("relevance.jsonl")]
+    return sentences, relevance
+
+
+def question_of(case_id: str) -> str:
+    """"git-004-m2" -> "git-004"."""
+    return case_id.rsplit("-", 1)[0]
+
+
+def judge_sentences(critic: Critic, cases: Sequence[SentenceCase]) -> list[Any]:
+    """The critic's judgement of each case, with the model's earlier sentences of the same
+    answer before it (so repeats can be seen)."""
+    out = []
+    for c in cases:
+        judged = critic.support([*c.previous, c.sentence], c.passage_text)
+        out.append(judged[-1])
+    return out
+
+
+def relevance_scores(critic: Critic, cases: Sequence[RelevanceCase]) -> list[float]:
+    """s_rel of each case, each question's passages judged together (as in the engine)."""
+    by_q: dict[str, list[int]] = {}
+    for i, c in enumerate(cases):
+        by_q.setdefault(question_of(c.id), []).append(i)
+    scores = [0.0] * len(cases)
+    for idx in by_q.values():
+        got = critic.relevance(cases[idx[0]].question, [cases[i].passage_text for i in idx])
+        for i, s in zip(idx, got):
+            scores[i] = s
+    return scores
+
+
+def _share(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+def measure_real(critic: Critic, sentences: Sequence[SentenceCase],
+                 relevance: Sequence[RelevanceCase], *, split: str) -> dict[str, Any]:
+    """The issue-9 figures on one split, for the model's own sentences:
+
+    full_precision: of the sentences labelled "fully", the share that are meaningful and
+    fully supported; noise_supported: noise sentences labelled fully or partially (the
+    target is 0); partial_right: of those labelled "partially", the share truly partially
+    supported (partial_at_least: partially or fully); full_recall: of the meaningful fully
+    supported sentences, the share labelled "fully"; unchecked: share labelled
+    "unchecked"; relevance_auc over the question/passage cases."""
+    cases = [c for c in sentences if c.split == split and c.source == "model"]
+    judged = judge_sentences(critic, cases)
+    labels = [j.label for j in judged]
+    full = [c for c, lab in zip(cases, labels) if lab == "fully"]
+    part = [c for c, lab in zip(cases, labels) if lab == "partially"]
+    true_full = [c for c in cases if c.meaningful and c.support == "fully"]
+    rel = [c for c in relevance if c.split == split]
+    rel_scores = relevance_scores(critic, rel)
+    return {
+        "n_sentences": len(cases),
+        "n_labelled": {lab: labels.count(lab) for lab in ("fully", "partially", "none",
+                                                          "unchecked")},
+        "full_precision": _share(sum(c.meaningful and c.support == "fully" for c in full),
+                                 len(full)),
+        "noise_supported": sum(not c.meaningful for c in full + part),
+        "n_noise": sum(not c.meaningful for c in cases),
+        "partial_right": _share(sum(c.meaningful and c.support == "partially" for c in part),
+                                len(part)),
+        "partial_at_least": _share(sum(c.meaningful and c.support != "none" for c in part),
+                                   len(part)),
+        "full_recall": _share(sum(lab == "fully" for c, lab in zip(cases, labels)
+                                  if c.meaningful and c.support == "fully"), len(true_full)),
+        "unchecked": _share(labels.count("unchecked"), len(labels)),
+        "n_relevance": len(rel),
+        "relevance_auc": auc(rel_scores, [c.relevant for c in rel]),
+        "relevance_accuracy": _share(sum((s >= RELEVANT_AT) == c.relevant
+                                         for s, c in zip(rel_scores, rel)), len(rel)),
+    }
+
+
+def format_real(name: str, split: str, m: dict[str, Any]) -> str:
+    def f(v: Any) -> str:
+        return "-" if v is None else f"{v:.2f}"
+
+    return (f"{name} on the {split} half ({m['n_sentences']} model sentences, "
+            f"{m['n_relevance']} question/passage pairs): labelled {m['n_labelled']}; "
+            f"fully precision {f(m['full_precision'])}, recall {f(m['full_recall'])}; "
+            f"noise labelled supported {m['noise_supported']} of {m['n_noise']}; "
+            f"partially right {f(m['partial_right'])} (at least partially "
+            f"{f(m['partial_at_least'])}); unchecked {f(m['unchecked'])}; relevance AUC "
+            f"{f(m['relevance_auc'])}, accuracy {f(m['relevance_accuracy'])}")

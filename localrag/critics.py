@@ -8,10 +8,19 @@ none, so `localrag.instruct` asks a *critic* instead. Two kinds exist:
   graded questions through its chat template, read from its next-token log-probs.
 - `EmbeddingCritic` (here): sentence embeddings plus lexical overlap; no generation.
 
-Which one judges what is decided from measurements on the labelled set
-tests/data/critic_cases.json (`localrag.critic_eval.measure_critic`), recorded in
-`MEASURED` below; `choose_critic` uses a model's own judgment only for the judgments
-where it was measured to carry signal, and the embedding critic for the rest.
+Which one judges what is decided from measurements recorded in `MEASURED` below (the
+small hand-made set tests/data/critic_cases.json, where SmolLM2's own judgments showed no
+signal); `choose_critic` uses a model's own judgment only where it was measured to carry
+signal, and the embedding critic for the rest. The embedding critic's labels are measured
+on the TEST half of tests/data/critic_real (real documentation, SmolLM2's own answer
+sentences, labelled by careful reading; constants set on the dev half only), recorded in
+`MEASURED_TEST`: "fully" precision 0.93, no noise labelled supported, "partially" never
+given (it was right 2 of 10 times), relevance AUC 0.75 (so relevance is not checked).
+
+Noise (localrag.noise: markup, code fragments, repeats, filler, echoes) is labelled "none"
+before anything else. A sentence is "fully" supported only when it copies the passage in
+one run of words with every key token present (`SupportRules`); "none" when key tokens or
+most content words are missing; otherwise "unchecked": the critic abstains.
 
 Label honesty rule (`guard_label`): whatever the critic, a sentence is labelled "fully
 supported" only when the lexical check agrees: every number, date, code and name of the
@@ -23,6 +32,7 @@ gets is "partially". Embeddings alone cannot tell "expires in 2025" from "expire
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -31,6 +41,7 @@ import numpy as np
 
 from localrag import lexical
 from localrag.request_kind import RequestClassifier
+from localrag.noise import noise_kind
 from localrag.scoring import SupportLabel, s_sup
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -44,7 +55,8 @@ class SupportJudgement:
     p_full: float
     p_partial: float
     p_none: float
-    label: SupportLabel          # "fully" / "partially" / "none"
+    label: SupportLabel          # "fully" / "partially" / "none" / "unchecked"
+    noise: str | None = None     # the noise kind (localrag.noise) when it is noise
 
     @property
     def score(self) -> float:
@@ -155,9 +167,14 @@ class EmbeddingCritic:
     decides_after_search = False
 
     def __init__(self, embed: Embed, *,
-                 calibration: EmbeddingCalibration = EmbeddingCalibration()) -> None:
+                 calibration: EmbeddingCalibration = EmbeddingCalibration(),
+                 rules: "SupportRules | None" = None) -> None:
         self._embed = embed
         self.calibration = calibration
+        self.rules = rules or SupportRules()
+        self.relevance_checked = RELEVANCE_CHECKED
+        """False: its relevance labels missed the target on the test half; the engine
+        keeps the scores but labels no passage relevant or irrelevant."""
         self._cache: dict[str, np.ndarray] = {}
         self._requests = RequestClassifier(self._vectors)
 
@@ -183,7 +200,48 @@ class EmbeddingCritic:
         c = self.calibration
         return _sigmoid((cos - c.rel_center) / c.rel_width)
 
+    def relevance_features(self, question: str, passages: Sequence[str]) -> np.ndarray:
+        """(n, 6) features per passage (passages in search order): cosine (question,
+        passage); best cosine (question, one passage sentence); share of the question's
+        terms the passage holds, weighted by rarity among the passages found; that share
+        for the title line; the best sentence's answer score (extract.AnswerScorer); and
+        the search rank (0 = first)."""
+        if not passages:
+            return np.zeros((0, 6))
+        from localrag.extract import AnswerScorer, question_terms
+
+        units = [lexical.split_sentences(p) or [p] for p in passages]
+        flat = [u for us in units for u in us]
+        vecs = self._vectors([question, *passages, *flat])
+        q = vecs[0]
+        cos_p = vecs[1:1 + len(passages)] @ q
+        svecs = vecs[1 + len(passages):]
+        sent = svecs @ q
+        answer = AnswerScorer().scores(question, flat, svecs, q)
+        terms = question_terms(question)
+        vocab = [set(lexical.content_words(p)) | set(lexical.content_words(
+            re.sub(r"[^A-Za-z0-9]+", " ", p))) for p in passages]
+        n = len(passages)
+        weight = {t: math.log(1 + (n + 1) / (1 + sum(t in v for v in vocab))) for t in terms}
+        total = sum(weight.values()) or 1.0
+        rows, k = [], 0
+        for i, p in enumerate(passages):
+            best = float(sent[k:k + len(units[i])].max())
+            best_answer = max(answer[k:k + len(units[i])])
+            k += len(units[i])
+            title = set(lexical.content_words(re.sub(r"[^A-Za-z0-9]+", " ", p.split("\n", 1)[0])))
+            rows.append([float(cos_p[i]), best,
+                         sum(weight[t] for t in terms if t in vocab[i]) / total,
+                         sum(weight[t] for t in terms if t in title) / total,
+                         best_answer, float(i)])
+        return np.asarray(rows)
+
     def relevance(self, question: str, passages: Sequence[str]) -> list[float]:
+        """s_rel from the question/passage cosine (EmbeddingCalibration). On the real
+        set's test half its AUC is 0.75, under the 0.85 target, so its labels are not
+        checked (RELEVANCE_CHECKED). A logistic model over `relevance_features`, fitted
+        on the dev half, reached only 0.72 there (scripts/tune_critic.py) and is not
+        used."""
         return [self._rel(c) for c in self.similarity(question, passages)]
 
     def retrieve_probability(self, question: str, passages: Sequence[str] = ()) -> float:
@@ -195,6 +253,10 @@ class EmbeddingCritic:
     def retrieve_reason(self, question: str) -> str:
         """Why: the kind of request it looked like (for the decision line)."""
         return self._requests.classify(question).reason
+
+    def embed_texts(self, texts: list[str]) -> np.ndarray:
+        """Normalised embeddings through the critic's cache (quote selection shares it)."""
+        return self._vectors(texts)
 
     def support_score(self, sentence: str, passage: str) -> float:
         """The support score x in [0, 1] (see EmbeddingCalibration)."""
@@ -216,13 +278,66 @@ class EmbeddingCritic:
     def support(self, sentences: Sequence[str], passage: str) -> list[SupportJudgement]:
         c = self.calibration
         out = []
+        earlier: list[str] = []
         for sentence in sentences:
+            kind = noise_kind(sentence, earlier=earlier)
+            earlier.append(sentence)
             x = self.support_score(sentence, passage)
             probs = ordinal_support(x, partial_at=c.partial_at, full_at=c.full_at,
                                     width=c.sup_width)
-            label = label_from_cuts(x, partial_at=c.partial_at, full_at=c.full_at)
-            out.append(guard_label(SupportJudgement(*probs, label), sentence, passage))
+            if kind is not None:
+                out.append(SupportJudgement(0.0, 0.0, 1.0, "none", noise=kind))
+                continue
+            label = self.rules.label(lexical.copy_coverage(sentence, passage),
+                                     lexical.overlap(sentence, passage), x)
+            out.append(SupportJudgement(*probs, label))
         return out
+
+
+@dataclass(frozen=True)
+class SupportRules:
+    """Which label a meaningful sentence gets, from how much of it the passage holds.
+
+    copy: word-for-word runs shared with the passage (lexical.copy_coverage); overlap:
+    content words and key tokens found (lexical.overlap); x: the embedding support score
+    (kept for the candidates' s_sup, not used for the label). "fully" needs one copied
+    run over most of the sentence and every key token; "none" is given when a key token
+    or much of the content is missing; "partially" when copied runs cover a good part of
+    a sentence whose content words are (nearly) all in the passage; anything else is
+    "unchecked": the critic abstains rather than guess.
+
+    Set on the dev half of tests/data/critic_real by scripts/tune_critic.py (the most
+    "fully" labels with precision >= 0.95, no noise labelled supported, "partially" right
+    >= 55%, "none" right >= 80%): it chose full_longest 0.7 (16 "fully" on dev, all right;
+    "partially" 7 of 11 right; "none" 163 of 172 right). full_longest is 0.8 here, a
+    margin against the cut being fitted to dev: on dev the same 16 minus those between.
+    Embedding similarity alone was no use for "fully": rewrites that recombine the
+    passage's words ("the global interpreter lock is the global import lock") score as
+    high as copies.
+
+    "partially" is never given: the dev-chosen cut (copied runs covering >= 40% of a
+    sentence whose content words are >= 90% in the passage) was right 7 of 12 times on
+    dev but 2 of 10 on the test half (0.20; 0.70 were at least partially supported),
+    below the 50% the label must reach, so those sentences are "unchecked" instead
+    (partial_covered = 2.0 switches the rule off; 0.4 switches it back on).
+    """
+
+    full_longest: float = 0.8
+    none_words: float = 0.6
+    none_keys: float = 1.0
+    partial_covered: float = 2.0     # never: see below
+    partial_words: float = 0.9
+
+    def label(self, copy: lexical.Copy, ov: lexical.Overlap, x: float) -> SupportLabel:
+        keys_ok = ov.key_frac is None or ov.key_frac >= 1.0
+        if copy.longest >= self.full_longest and keys_ok:
+            return "fully"
+        if ov.word_frac < self.none_words or (ov.key_frac is not None
+                                              and ov.key_frac < self.none_keys):
+            return "none"
+        if copy.covered >= self.partial_covered and ov.word_frac >= self.partial_words:
+            return "partially"
+        return "unchecked"
 
 
 # --- choosing a critic for a model ---------------------------------------------------------
@@ -262,12 +377,47 @@ MEASURED: dict[str, CriticFigures] = {
     # (localrag.request_kind) on the held-out test half of tests/data/decision (60
     # prompts; tests/test_request_kind.py); relevance and support: in-sample, their
     # calibration was set on critic_cases.json
+    # (the hand-made set; the real-document test figures of the labels are MEASURED_TEST)
     "embedding+lexical": CriticFigures(
         retrieve=Measured(auc=0.99, accuracy=0.97),
         relevance=Measured(auc=0.99, accuracy=0.97),
         support=Measured(auc=0.99, accuracy=0.97),
     ),
 }
+
+@dataclass(frozen=True)
+class LabelFigures:
+    """The embedding critic's labels on the TEST half of tests/data/critic_real (real
+    git and kernel documentation, SmolLM2's own answer sentences; never used for tuning):
+    precision of "fully", noise labelled fully or partially (count), share of
+    "partially" labels that are right, and the relevance AUC."""
+
+    full_precision: float
+    n_full: int
+    noise_supported: int
+    n_noise: int
+    partial_right: float | None
+    n_partial: int
+    unchecked: float
+    relevance_auc: float
+
+
+MEASURED_TEST: dict[str, LabelFigures] = {
+    # 223 model sentences, 120 question/passage pairs (24 test questions: git-002..028,
+    # kernel-002..020). Before issue 9 the same half gave: fully precision 0.38 (55
+    # labelled), noise labelled supported 27 of 95, partially right 0.10 (63), AUC 0.75.
+    "embedding+lexical": LabelFigures(full_precision=0.93, n_full=15, noise_supported=0,
+                                      n_noise=95, partial_right=None, n_partial=0,
+                                      unchecked=0.25, relevance_auc=0.75),
+}
+"""Printed by `python -m pytest tests/test_critics.py -s -k test_half` (the test checks
+them). What each label means on that half is in the README ("What the labels mean")."""
+
+RELEVANCE_CHECKED = MEASURED_TEST["embedding+lexical"].relevance_auc >= 0.85
+"""Whether the embedding critic's relevance labels met the 0.85 AUC target on the test
+half. They did not (0.75): the engine then records no relevant/irrelevant verdict
+(PassageJudgement.relevant is None, "not checked"), keeps the score for ordering, and
+never drops a passage for it."""
 
 TRUST_AUC = 0.85
 TRUST_ACCURACY = 0.8
@@ -357,4 +507,5 @@ def choose_critic(model: object | None, embed: Embed, *,
 __all__ = ["Critic", "SupportJudgement", "EmbeddingCritic", "EmbeddingCalibration",
            "CompositeCritic", "choose_critic", "guard_label", "MEASURED", "CriticFigures",
            "RELEVANT_AT", "TRUST_AUC", "TRUST_ACCURACY",
-           "Measured", "trusted", "MEASURE_COMMAND"]
+           "Measured", "trusted", "MEASURE_COMMAND", "MEASURED_TEST", "LabelFigures",
+           "SupportRules"]

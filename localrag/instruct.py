@@ -37,10 +37,12 @@ from indexer.records import Passage
 from localrag.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
 from localrag.critics import RELEVANT_AT, Critic, Embed, SupportJudgement, choose_critic
 from localrag.errors import AnswerCancelled, LocalragError
+from localrag.extract import Quote, Span, fit_window, line_at, select_quotes
+from localrag.noise import near_repeat
 from localrag.model_critic import chat_tokens
+from localrag.units import Unit, split_units
 from localrag.scoring import closed_set_choice, mean_logprob, should_retrieve, total_score
 from localrag.selfrag import EngineConfig
-from localrag.units import Unit, split_units
 from models.base import Generation, LanguageModel
 
 Retrieve = Callable[[str, int], list[Passage]]
@@ -104,8 +106,8 @@ def answer_units(text: str, question: str, *, complete: bool = True) -> list[Uni
     Small instruct models echo the prompt ("Using only this note, answer ...") and copy
     bare Markdown headings from the note; shown as answer sentences those would be
     labelled "supported" by lexical overlap while saying nothing, so they are dropped.
-    So are repeats of a unit already given (a small model's loop) and, when the
-    generation was cut at max_tokens (`complete=False`), an unfinished last unit
+    So are repeats of a sentence already given (a small model's loop) and, when the
+    generation was cut at max_tokens (`complete=False`), an unfinished last sentence
     (unless it is the only one: half an answer, then, beats none).
     """
     q = " ".join(question.lower().split()).rstrip("?. ")
@@ -123,6 +125,7 @@ def answer_units(text: str, question: str, *, complete: bool = True) -> list[Uni
     if not complete and len(out) > 1 and not out[-1].finished:
         out.pop()
     return out
+
 
 
 def answer_sentences(text: str, question: str, *, complete: bool = True) -> list[str]:
@@ -145,18 +148,35 @@ def common_prefix_len(seqs: Sequence[Sequence[int]]) -> int:
 class InstructEngine:
     """Answers with an ordinary instruct model, labels from a critic."""
 
-    def __init__(self, model: LanguageModel, *, config: EngineConfig, critic: Critic) -> None:
+    def __init__(self, model: LanguageModel, *, config: EngineConfig, critic: Critic,
+                 embed: Embed | None = None, max_quotes: int = 3, max_candidates: int = 2,
+                 fit_tokens: int = 160, quote_min_score: float = 0.0) -> None:
         self.model = model
         self.config = config
         self.critic = critic
+        self.embed = embed
+        """texts -> vectors for quote selection; None: no quotes (model sentences only)."""
+        self.max_quotes = max_quotes
+        """Passage sentences quoted verbatim at most (0: none)."""
+        self.max_candidates = max_candidates
+        """Candidates decoded at most: the passages holding quotes first, then the most
+        relevant others."""
+        self.fit_tokens = fit_tokens
+        """Tokens of a passage the model reads at most, around its quotes (0: the whole
+        passage, trimmed only to the context)."""
+        self.quote_min_score = quote_min_score
+        """Passage sentences scoring under this (extract.AnswerScorer) are not quoted."""
         self.n_ctx = min(config.n_ctx, model.n_ctx)
         self.last_generate_calls = 0      # for tests and benchmarks
+        self.last_candidates: list[_Candidate] = []   # every candidate of the last answer
 
     @classmethod
     def for_model(cls, model: LanguageModel, *, config: EngineConfig,
                   embed: Embed) -> "InstructEngine":
         """The engine with the critic measured best for this model (critics.choose_critic)."""
-        return cls(model, config=config, critic=choose_critic(model, embed))
+        critic = choose_critic(model, embed)
+        return cls(model, config=config, critic=critic,
+                   embed=getattr(critic, "embed_texts", embed))
 
     @property
     def critic_name(self) -> str:
@@ -282,12 +302,13 @@ class _Run:
             self._note(f"{len(self.history) - keep} earlier turn(s) left out to fit the context")
         return keep
 
-    def _trim(self, passage: Passage, budget: int) -> str:
-        text = prompt_text(passage.text)
+    def _trim(self, passage: Passage, budget: int, text: str | None = None) -> str:
+        text = prompt_text(passage.text) if text is None else text
         ids = self.model.tokenize(text, add_bos=False, special=False)
         if len(ids) <= budget:
             return text
-        self._note(f"a passage from {passage.locator} was trimmed to fit the context")
+        if budget < self.e.fit_tokens or not self.e.fit_tokens:
+            self._note(f"a passage from {passage.locator} was trimmed to fit the context")
         return self.model.detokenize(ids[: max(budget, 0)])
 
     # --- with passages -------------------------------------------------------------------
@@ -295,13 +316,60 @@ class _Run:
         self._check_cancel()
         texts = [passage_text(p) for p in passages]
         rels = self.critic.relevance(self.query, texts)
+        checked = getattr(self.critic, "relevance_checked", True)
         for p, rel in zip(passages, rels):
-            self.judgements.append(PassageJudgement(passage=p, relevance=rel,
-                                                    relevant=rel >= RELEVANT_AT))
-        chosen = [i for i, j in enumerate(self.judgements) if j.relevant]
-        if not chosen:
-            self._note(f"no retrieved passage was relevant ({self.critic.name}): "
-                       "answered without retrieval")
+            self.judgements.append(PassageJudgement(
+                passage=p, relevance=rel, relevant=(rel >= RELEVANT_AT) if checked else None))
+        if checked:
+            chosen = [i for i, j in enumerate(self.judgements) if j.relevant]
+        else:   # labels not trusted (critics.RELEVANCE_CHECKED): order by score, drop none
+            chosen = sorted(range(len(passages)), key=lambda i: -rels[i])
+        # quotes may come from any passage found: the quote scorer weighs the search rank
+        # and the question's terms itself, and a quote is the file's own words
+        quotes = self._quotes(passages, list(range(len(passages))))
+        if not chosen and not quotes:
+            self._note(f"not found in your files: no retrieved passage was relevant "
+                       f"({self.critic.name}); the closest passages are listed, and the "
+                       "model answered from its own knowledge")
+            return []
+        segments = [self._quote_segment(q) for q in quotes]   # streamed as soon as chosen
+        with_quotes = list(dict.fromkeys(q.passage for q in quotes))
+        order = with_quotes + [i for i in chosen if i not in with_quotes]
+        generated = self._generate(passages, order[: self.e.max_candidates], quotes)
+        segments += generated
+        if not segments:
+            self._note("not found in your files: nothing in the passages answers the "
+                       "question and the model's sentences were not supported; the model "
+                       "answered from its own knowledge")
+        return segments
+
+    def _quotes(self, passages: list[Passage], chosen: list[int]) -> list[Quote]:
+        """The passage sentences that answer the question (localrag.extract)."""
+        embed = self.e.embed
+        if embed is None or self.e.max_quotes <= 0:
+            return []
+        found = select_quotes(self.question, [passages[i].text for i in chosen], embed,
+                              max_quotes=self.e.max_quotes, min_score=self.e.quote_min_score)
+        return [Quote(chosen[q.passage], q.span, q.score) for q in found]
+
+    def _quote_segment(self, quote: Quote) -> Segment:
+        self._check_cancel()
+        passage = self.judgements[quote.passage].passage
+        line = line_at(passage.text, quote.span.start, passage.start_line)
+        seg = Segment(text=quote.span.text, label="fully",
+                      scores=Scores(rel=self.judgements[quote.passage].relevance, sup=1.0,
+                                    total=quote.score),
+                      citation=quote.passage, passage=passage, origin="quote", line=line,
+                      label_source="quote")
+        if self.on_segment is not None:
+            self.on_segment(seg)
+        return seg
+
+    def _generate(self, passages: list[Passage], order: list[int],
+                  quotes: list[Quote]) -> list[Segment]:
+        """One candidate per passage in `order`, each passage fitted around its quotes;
+        the best candidate's sentences that the critic does not reject."""
+        if not order:
             return []
         keep = self._fit_history(SYSTEM_WITH_PASSAGE, user_message(self.question, "", ""))
         overhead = len(chat_tokens(self.model, self._messages(
@@ -312,10 +380,11 @@ class _Run:
         if budget < 1:
             self._note("the context is too small for a passage: answered without retrieval")
             return []
+        shown = [self._fitted(passages[i], [q.span for q in quotes if q.passage == i], budget)
+                 for i in order]
         prompts = [chat_tokens(self.model, self._messages(
-            SYSTEM_WITH_PASSAGE,
-            user_message(self.question, passages[i].title, self._trim(passages[i], budget)),
-            keep)) for i in chosen]
+            SYSTEM_WITH_PASSAGE, user_message(self.question, passages[i].title, text), keep))
+            for i, text in zip(order, shown)]
         n = common_prefix_len(prompts)
         max_new = min(self.cfg.max_tokens, self.e.n_ctx - max(len(p) for p in prompts))
         if max_new < 1:
@@ -328,15 +397,17 @@ class _Run:
         drafts = [self._text(g) for g in gens]
         sentence_lists = [answer_units(text, self.question, complete=g.finish != "length")
                           for (text, _), g in zip(drafts, gens)]
+        # what the critic judges against: the text the model read, under its title
+        judged = [f"{passages[i].title}\n{text}" for i, text in zip(order, shown)]
         # one embedding pass for every sentence of every candidate, not one per sentence
-        self.critic.prepare([x.plain for xs in sentence_lists for x in xs],
-                            [texts[i] for i in chosen])
-        candidates = [self._candidate(i, texts[i], text, seq_mean, sentences)
-                      for i, (text, seq_mean), sentences in zip(chosen, drafts, sentence_lists)]
+        self.critic.prepare([x.plain for xs in sentence_lists for x in xs], judged)
+        candidates = [self._candidate(i, passage_for_critic, text, seq_mean, sentences)
+                      for i, passage_for_critic, (text, seq_mean), sentences
+                      in zip(order, judged, drafts, sentence_lists)]
+        self.e.last_candidates = candidates
         live = [c for c in candidates if not c.dropped]
         if not live:
-            self._note("strict mode dropped every candidate the critic found unsupported: "
-                       "answered without retrieval")
+            self._note("strict mode dropped every candidate the critic found unsupported")
             return []
         best = live[0]
         for c in live[1:]:
@@ -346,7 +417,19 @@ class _Run:
         if choice is not None:              # true/false, A-E: same answers pool their scores
             best = live[choice.best]
             self._note(choice.note(best.text))
-        return self._deliver(best)
+        return self._deliver(best, [q.span.text for q in quotes])
+
+    def _fitted(self, passage: Passage, anchors: list[Span], budget: int) -> str:
+        """The passage as the model reads it: around its quotes, at most
+        `fit_tokens` tokens (and never more than the context leaves)."""
+        text = prompt_text(passage.text)
+        limit = min(budget, self.e.fit_tokens) if self.e.fit_tokens else budget
+        if anchors and text == passage.text:
+            count = lambda t: len(self.model.tokenize(t, add_bos=False, special=False))  # noqa: E731
+            fitted = fit_window(text, anchors, limit, count)
+            if len(self.model.tokenize(fitted, add_bos=False, special=False)) <= budget:
+                return fitted
+        return self._trim(passage, limit, text)
 
     def _text(self, gen: Generation) -> tuple[str, float | None]:
         toks = gen.tokens
@@ -372,12 +455,19 @@ class _Run:
             j.drop_reason = f"strict mode: the critic ({self.critic.name}) found its answer unsupported"
         return cand
 
-    def _deliver(self, best: _Candidate) -> list[Segment]:
+    def _deliver(self, best: _Candidate, quoted: Sequence[str] = ()) -> list[Segment]:
+        """The chosen candidate's sentences, except those the critic rejects: noise and
+        sentences labelled not supported are left out (the notes say how many), as are
+        sentences that only repeat a quote."""
         passage = self.judgements[best.index].passage
         seq = None if best.seq_mean is None else math.exp(best.seq_mean)
         segments = []
+        left_out = 0
         for unit, j in zip(best.sentences, best.judgements):
             self._check_cancel()
+            if j.label == "none" or j.noise is not None or near_repeat(unit.plain, quoted):
+                left_out += 1
+                continue
             seg = Segment(text=unit.text, kind=unit.kind, starts_block=unit.starts_block,
                           label=j.label,
                           scores=Scores(rel=best.rel, sup=j.score, use=None, seq=seq,
@@ -386,6 +476,9 @@ class _Run:
             segments.append(seg)
             if self.on_segment is not None:
                 self.on_segment(seg)
+        if left_out:
+            self._note(f"{left_out} of the model's {len(best.sentences)} sentence(s) left out: "
+                       f"not supported by the passage or not a statement ({self.critic.name})")
         return segments
 
     # --- without passages -------------------------------------------------------------------

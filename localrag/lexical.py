@@ -134,3 +134,58 @@ def overlap(sentence: str, passage: str) -> Overlap:
         return Overlap(word_frac, None, ())
     missing = tuple(k for k in keys if k not in vocab)
     return Overlap(word_frac, 1.0 - len(missing) / len(keys), missing)
+
+
+_PLAIN = re.compile(r"[a-z0-9]+")
+
+
+def plain_words(text: str) -> list[str]:
+    """Lower-case words and numbers, markup and punctuation dropped ("`git stash`" and
+    "git stash" read the same)."""
+    return _PLAIN.findall(text.lower())
+
+
+@dataclass(frozen=True)
+class Copy:
+    """How much of a sentence is copied word for word from a passage."""
+
+    longest: float     # share of the sentence's words in its longest copied run
+    covered: float     # share covered by copied runs of at least `min_run` words
+    runs: int          # how many such runs the cover needs
+
+    @property
+    def verbatim(self) -> bool:
+        return self.longest >= 0.999
+
+
+def copy_coverage(sentence: str, passage: str, *, min_run: int = 3) -> Copy:
+    """Tile the sentence greedily with the longest runs of words that occur, in order, in
+    the passage. A sentence copied from one passage sentence is one run; words of the
+    passage recombined into a new claim need several runs, joined where the claim is new."""
+    s, p = plain_words(sentence), plain_words(passage)
+    if not s:
+        return Copy(0.0, 0.0, 0)
+    where: dict[str, list[int]] = {}
+    for j, w in enumerate(p):
+        where.setdefault(w, []).append(j)
+
+    def run_at(i: int) -> int:
+        best = 0
+        for j in where.get(s[i], ()):
+            k = 0
+            while i + k < len(s) and j + k < len(p) and s[i + k] == p[j + k]:
+                k += 1
+            best = max(best, k)
+        return best
+
+    i = covered = runs = longest = 0
+    while i < len(s):
+        k = run_at(i)
+        longest = max(longest, k)
+        if k >= min(min_run, len(s)):
+            covered += k
+            runs += 1
+            i += k
+        else:
+            i += 1
+    return Copy(longest / len(s), covered / len(s), runs)

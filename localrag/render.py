@@ -16,6 +16,7 @@ LABEL_SYMBOL: dict[str, str] = {
     "fully": "✔",          # fully supported
     "partially": "◐",      # partially supported
     "none": "✘",           # not supported / contradictory
+    "unchecked": "?",      # the critic could not tell: not checked
     "no_retrieval": "○",   # from the model's own knowledge
 }
 
@@ -38,7 +39,11 @@ def decision_line(answer: Answer) -> str:
     if not d.retrieved:
         return f"Did not retrieve{prob}: {d.reason}"
     relevant = sum(1 for j in answer.passages if j.relevant)
-    line = (f"Retrieved{prob}: {relevant} of {len(answer.passages)} passages judged relevant")
+    dropped = sum(1 for j in answer.passages if j.dropped)
+    if answer.passages and all(j.relevant is None for j in answer.passages):
+        line = f"Retrieved{prob}: {len(answer.passages)} passages (relevance not checked)"
+    else:
+        line = (f"Retrieved{prob}: {relevant} of {len(answer.passages)} passages judged relevant")
     if dropped:
         line += f"; strict mode dropped {dropped}"
     return line
@@ -57,6 +62,20 @@ def source_line(n: int, answer: Answer) -> str:
     return f"[{n + 1}] {j.passage.locator}  {j.passage.title}  (relevance {j.relevance:.2f})"
 
 
+def segment_label(seg: Segment) -> str:
+    """The label words after a sentence: a quote says where it is quoted from."""
+    if seg.origin == "quote":
+        where = f" line {seg.line}" if seg.line is not None else ""
+        return f"quoted from the file{where}"
+    return label_words(seg)
+
+
+def segment_body(seg: Segment) -> str:
+    """The unit's text as shown: quotes in quotation marks."""
+    text = seg.text.strip()
+    return f"“{text}”" if seg.origin == "quote" else text
+
+
 def _cite(seg: Segment, fmt: str) -> str:
     return "" if seg.citation is None else fmt.format(seg.citation + 1)
 
@@ -64,13 +83,13 @@ def _cite(seg: Segment, fmt: str) -> str:
 def unit_lines(seg: Segment) -> list[str]:
     """One unit as terminal lines: symbol, text, citation, label; a code block as a
     header line and its code indented by four spaces, exactly as written."""
-    label = f"({label_words(seg)})"
+    label = f"({segment_label(seg)})"
     symbol = LABEL_SYMBOL[seg.label]
     if seg.kind == "code":
         lang = code_language(seg.text)
         head = f"{symbol} code" + (f" ({lang})" if lang else "") + f"{_cite(seg, ' [{}]')}  {label}:"
         return [head, *("    " + line if line else "" for line in code_body(seg.text).split("\n"))]
-    first, *rest = seg.text.strip("\n").split("\n")
+    first, *rest = segment_body(seg).strip("\n").split("\n")
     lines = [f"{symbol} {first.strip()}", *(f"  {line}" if line else "" for line in rest)]
     if rest and _is_fence(rest[-1]):
         lines.append(f"  {_cite(seg, '[{}]  ')}{label}")
@@ -106,7 +125,7 @@ def answer_to_text(answer: Answer) -> str:
 def _markdown_unit(seg: Segment) -> str:
     """One unit as Markdown with its symbol, footnote citation and label in words."""
     symbol, cite = LABEL_SYMBOL[seg.label], _cite(seg, " [^{}]")
-    label = f"*({label_words(seg)})*"
+    label = f"*({segment_label(seg)})*"
     text = seg.text.strip("\n")
     if seg.kind == "code":
         return f"{symbol} code{cite} {label}\n\n{text}"
@@ -122,7 +141,7 @@ def _markdown_unit(seg: Segment) -> str:
     heading = re.match(r"(#{1,6})\s+(.*)", text.strip())
     if heading:
         return f"{heading.group(1)} {symbol} {heading.group(2)}{cite} {label}"
-    return f"{symbol} {text.strip()}{cite} {label}"
+    return f"{symbol} {segment_body(seg)}{cite} {label}"
 
 
 def answer_to_markdown(answer: Answer) -> str:

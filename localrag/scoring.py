@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-SupportLabel = Literal["fully", "partially", "none", "no_retrieval"]
+SupportLabel = Literal["fully", "partially", "none", "unchecked", "no_retrieval"]
 
 UTILITY_WEIGHTS: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0)
 """w_k for [Utility:1] .. [Utility:5] (paper)."""

@@ -78,14 +78,9 @@ def test_embedding_critic_figures(embedding_figures):
     assert embedding_figures["support"]["auc"] >= 0.9
     assert embedding_figures["support_full"]["auc"] >= 0.9
     assert embedding_figures["retrieve"]["auc"] >= 0.9
-    assert embedding_figures["relevance"]["accuracy"] >= 0.85
-    assert embedding_figures["support"]["accuracy"] >= 0.8
-    recorded = MEASURED["embedding+lexical"]
-    # torch's CPU kernels (AVX2, AVX-512, oneDNN) sum float32 in different orders: the
-    # cosine scores move by ~1e-6, which cannot reorder pairs that are 1e-3 apart; 0.03
-    # is a whole pair or more at these set sizes (16 and 31 cases)
-    assert embedding_figures["relevance"]["auc"] == pytest.approx(recorded.relevance.auc, abs=0.03)
-    assert embedding_figures["support"]["auc"] == pytest.approx(recorded.support.auc, abs=0.03)
+    # the hand-made set is a fixture only: label accuracy is not asked of it (the labels
+    # now abstain on paraphrases, which this set is full of); the reported figures come
+    # from the real set's test half (test_embedding_critic_meets_the_label_targets_...)
 
 
 def test_embedding_critic_catches_a_wrong_number(embed):  # noqa: F811
@@ -93,8 +88,12 @@ def test_embedding_critic_catches_a_wrong_number(embed):  # noqa: F811
     note = "documents.md\nPassport expires 2027-08-19; renew six months before travel."
     right, wrong = critic.support(["Your passport expires on 2027-08-19.",
                                    "Your passport expires on 2025-08-19."], note)
-    assert right.label == "fully" and right.score > 0.9
+    # a paraphrase is not a copy: the critic does not claim "fully", it abstains
+    assert right.label == "unchecked" and right.score > 0.9
     assert wrong.label == "none" and wrong.score < 0.2
+    (copy,) = critic.support(["Passport expires 2027-08-19; renew six months before travel."],
+                             note)
+    assert copy.label == "fully"
 
 
 # --- SmolLM2's own judgments (real llama.cpp) ----------------------------------------------
@@ -208,7 +207,7 @@ def test_embedding_critic_prepare_embeds_in_one_pass(embed):  # noqa: F811
 
     critic = EmbeddingCritic(counting)
     note = "house.md\nReplace the water filter every six months. The boiler is serviced in autumn."
-    sentences = ["Replace the filter every six months.", "The boiler is serviced in autumn."]
+    sentences = ["Replace the water filter every six months.", "The boiler is serviced in autumn."]
     critic.prepare(sentences, [note])
     assert len(calls) == 1
     judged = critic.support(sentences, note)
@@ -224,3 +223,42 @@ def test_sentence_split_keeps_closing_quotes_and_ends_at_a_bare_no():
         "Dr. Okafor came.", "(It was late.)", "Then"]
     assert split_sentences("No. The backup is encrypted.") == ["No.", "The backup is encrypted."]
     assert split_sentences("See No. 5 on the list.") == ["See No. 5 on the list."]
+
+
+# --- the real-document set (tests/data/critic_real): TEST half only ------------------------
+
+@pytest.fixture(scope="module")
+def real_set():
+    from localrag.critic_eval import load_real_set
+
+    return load_real_set()
+
+
+def test_real_set_is_split_by_question_and_covers_the_failure_kinds(real_set):
+    sentences, relevance = real_set
+    for c in [*sentences, *relevance]:
+        number = int(c.id.split("-")[1])
+        assert c.split == ("dev" if number % 2 else "test"), c.id
+    model = [c for c in sentences if c.source == "model"]
+    assert len(model) >= 400 and len(relevance) >= 200
+    kinds = {c.noise_kind for c in model if not c.meaningful}
+    assert {"markup", "code", "repeat", "filler", "echo", "fragment"} <= kinds
+    assert {c.support for c in model if c.meaningful} == {"fully", "partially", "none"}
+
+
+def test_embedding_critic_meets_the_label_targets_on_the_test_half(embed, real_set):  # noqa: F811
+    from localrag.critic_eval import format_real, measure_real
+    from localrag.critics import MEASURED_TEST
+
+    m = measure_real(EmbeddingCritic(embed), *real_set, split="test")
+    print("\n" + format_real("embedding+lexical", "test", m))
+    recorded = MEASURED_TEST["embedding+lexical"]
+    assert m["full_precision"] >= 0.90
+    assert m["noise_supported"] == 0
+    assert m["partial_right"] is None or m["partial_right"] >= 0.5
+    # the figures critics.py reports are the ones this run gives (the embedding model is
+    # deterministic on CPU to well within these margins)
+    assert m["full_precision"] == pytest.approx(recorded.full_precision, abs=0.02)
+    assert m["relevance_auc"] == pytest.approx(recorded.relevance_auc, abs=0.02)
+    if recorded.partial_right is not None:
+        assert m["partial_right"] == pytest.approx(recorded.partial_right, abs=0.03)

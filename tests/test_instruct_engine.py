@@ -66,7 +66,7 @@ class StubCritic:
             label = next((lab for (t, word), lab in self.sup.items()
                           if t == title and word in s), "none")
             probs = {"fully": (1.0, 0.0, 0.0), "partially": (0.0, 1.0, 0.0),
-                     "none": (0.0, 0.0, 1.0)}[label]
+                     "none": (0.0, 0.0, 1.0), "unchecked": (0.0, 0.0, 1.0)}[label]
             out.append(SupportJudgement(*probs, label))  # type: ignore[arg-type]
         return out
 
@@ -152,7 +152,7 @@ def test_one_generate_call_for_all_relevant_passages_with_a_shared_prefix():
 
 
 def test_weights_change_the_winner():
-    critic = StubCritic(support={("calendar.md", "Okafor"): "none",
+    critic = StubCritic(support={("calendar.md", "Okafor"): "unchecked",
                                  ("garden.md", "May"): "fully"})
     for w_sup, winner in ((0.1, 0), (2.0, 1)):
         engine = InstructEngine(scripted(), config=config(weights=Weights(w_sup=w_sup)),
@@ -237,8 +237,8 @@ def test_long_passages_are_trimmed_to_the_context():
     long_text = "Dentist Dr Okafor. " + "filler words " * 400
     long = passage(0, "calendar.md", long_text)
     model = scripted(n_ctx=400)
-    ans = InstructEngine(model, config=config(max_tokens=60, n_ctx=400),
-                         critic=StubCritic()).answer("When?", retrieve=retriever([long]))
+    ans = InstructEngine(model, config=config(max_tokens=60, n_ctx=400), critic=StubCritic(),
+                         fit_tokens=0).answer("When?", retrieve=retriever([long]))
     call = model.calls[0]
     assert len(call.prefix) + max(len(b) for b in call.branches) + call.max_tokens <= 400
     assert any("trimmed" in n for n in ans.notes)
@@ -282,7 +282,7 @@ def test_closed_set_candidates_pool_their_scores():
     critic = StubCritic(relevance={"first.md": 0.6, "second.md": 1.0, "third.md": 0.6},
                         support={("first.md", "Yes"): "partially", ("second.md", "No"): "fully",
                                  ("third.md", "Yes"): "partially"})
-    ans = InstructEngine(m, config=config(), critic=critic).answer("Is it on?",
+    ans = InstructEngine(m, config=config(), critic=critic, max_candidates=3).answer("Is it on?",
                                                                    retrieve=retriever(notes))
     assert ans.text == "Yes."
     assert ans.segments[0].citation == 0

@@ -25,7 +25,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from localrag.answer import LABEL_SOURCE_TEXT, Answer, RetrievalDecision, Segment
-from localrag.render import LABEL_SYMBOL, decision_line, decision_preview
+from localrag.render import (LABEL_SYMBOL, decision_line, decision_preview, segment_body,
+                             segment_label)
 from localrag.units import code_body, code_language
 from tui.messages import CitationSelected
 from tui.widgets.inline_md import inline_markdown
@@ -37,6 +38,7 @@ LABEL_SHORT: dict[str, str] = {
     "fully": "fully supported",
     "partially": "partially supported",
     "none": "not supported",
+    "unchecked": "not checked",
     "no_retrieval": "own knowledge",
 }
 """Short label words shown after each sentence (the symbol and colour carry the rest)."""
@@ -49,6 +51,7 @@ LABEL_STYLE: dict[str, str] = {
     "fully": "bold green",
     "partially": "bold yellow",
     "none": "bold red",
+    "unchecked": "bold magenta",
     "no_retrieval": "bold blue",
 }
 
@@ -85,7 +88,9 @@ def _citation(segment: Segment) -> Text:
 
 def _label(segment: Segment) -> Text:
     """The label word, and where the label came from (" · own token", " · fallback
-    critic", ...) when known."""
+    critic", ...) when known; a quote says where in the file it is quoted from."""
+    if segment.origin == "quote":
+        return Text(segment_label(segment), style=f"dim {LABEL_STYLE[segment.label]}")
     text = Text(LABEL_SHORT[segment.label], style=f"dim {LABEL_STYLE[segment.label]}")
     if segment.label_source is not None:
         text.append(f" · {LABEL_SOURCE_TEXT.get(segment.label_source, segment.label_source)}",
@@ -153,7 +158,7 @@ def unit_text(segment: Segment) -> Text:
             body.append_text(inline_markdown(line.strip()) if not _FENCE_LINE.match(line)
                              else Text(line.strip(), style="dim"))
         return body
-    return inline_markdown(" ".join(raw.split()))
+    return inline_markdown(" ".join(segment_body(segment).split()))   # quotes in “…”
 
 
 _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
@@ -204,6 +209,8 @@ def source_text(answer: Answer, index: int) -> Text:
     text.append(f"  rel {judgement.relevance:.2f}", style="dim")
     if judgement.dropped:
         text.append(f"  dropped: {judgement.drop_reason or 'strict mode'}", style="red")
+    elif judgement.relevant is None:
+        text.append("  relevance not checked", style="dim")
     elif not judgement.relevant:
         text.append("  judged irrelevant", style="dim")
     return text

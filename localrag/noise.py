@@ -1,0 +1,191 @@
+"""Noise: sentences that say nothing a person could check, whoever wrote them.
+
+A small model answering from documentation copies what it sees: markup lines
+("doctest::", "_sqlite3-howto-row-factory:", "----"), pieces of code, the file name over
+and over ("enum.rst.txt: enum.rst.txt: ..."), the prompt ("Using only this note ..."),
+and filler ("I hope this helps."). Lexical overlap with the passage makes such lines look
+"supported", so the critic asks `noise_kind` first: a noise sentence is never labelled
+supported, and the answer leaves it out. Passage sentences go through the same test
+before they are quoted (localrag.extract).
+
+Every function takes plain text and knows nothing of the engine, so it composes with any
+unit splitter and any markup cleaning done before it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from localrag import lexical
+
+NOISE_KINDS = ("markup", "code", "degenerate", "repeat", "echo", "filler", "fragment")
+"""markup: a line of document syntax (directives, anchors, rules, definition terms);
+code: a code fragment rather than prose; degenerate: one token or phrase over and over;
+repeat: the same as an earlier sentence; echo: the question or the prompt given back;
+filler: words that carry no content ("I hope this helps."); fragment: too short or cut
+off to state anything."""
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+# document syntax: rst directives/roles/anchors/fields, AsciiDoc blocks and attributes,
+# Markdown fences and rules, table borders
+_MARKUP_LINE = re.compile(
+    r"""^(?:
+        \.\.\s*[\w:-]*::.*            # .. note::, .. code-block:: python
+      | \.\.\s+_[^:]+:.*              # .. _anchor:
+      | _[\w.-]+:\s*$                 # _sqlite3-howto-row-factory:
+      | :[\w -]+:(?:\s.*)?$           # :Date: ...  :maxdepth: 2
+      | [\w.-]+::\s*$                 # doctest::  (a directive name left alone)
+      | \[\[?[^\]]*\]\]?\s*$          # [verse]  [[anchor]]
+      | [=\-~^`#*+_.:|<>]{3,}.*       # rules, table borders, fences, ---- underlines
+      | \|.*\|\s*$                    # | table | row |
+      | //.*                          # AsciiDoc comment
+      | ifdef::.*|endif::.*|include::.*|image::.*
+    )$""", re.X)
+_DEFINITION_TERM = re.compile(r"^\S.*::\s*$")   # AsciiDoc "--force::" / rst "term::"
+_CODE_CHARS = set("{}[]()<>;=$|&\\/*_`#@~^%")
+_ECHO = re.compile(r"^(?:using only (?:this|these) notes?|answer the question|question\s*:|"
+                   r"notes?\s*(?:\(|:)|answer\s*:?\s*$|passage\s*:|the (?:note|passage) "
+                   r"(?:says|is titled)\b)", re.I)
+_FILLER = re.compile(
+    r"^(?:i hope (?:this|that) helps|let me know|feel free|happy to help|good luck|"
+    r"(?:sure|certainly|of course|great question|ok(?:ay)?|yes|no)[.!,]?\s*$|"
+    r"here (?:is|are) (?:the|a|an|some|my)\b[^.]*[:.]?\s*$|"
+    r"(?:thank you|thanks)\b|i(?:'m| am) (?:sorry|not sure|an ai)\b|"
+    r"as an ai\b|if you have any (?:other|more|further) questions)", re.I)
+FILLER_WORDS = frozenset("""
+hope helps help let know feel free happy glad sure certainly course great question
+questions answer answers note notes passage information following given provided
+mentioned above below context case user okay ok thanks thank please mention text
+document documentation file says said explain explained you're you've it's that's
+here's there's let's we're i'm done
+""".split())
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def is_markup(sentence: str) -> bool:
+    """A line of document syntax rather than prose."""
+    s = sentence.strip()
+    if not s:
+        return True
+    if _MARKUP_LINE.match(s) or (_DEFINITION_TERM.match(s) and len(_words(s)) <= 8):
+        return True
+    if re.search(r"\S::(?:\s|$)", s):
+        return True                       # an AsciiDoc/rst term glued to its text
+    letters = sum(ch.isalpha() for ch in s)
+    return letters < 0.5 * len(s.replace(" ", ""))
+
+
+def is_code(sentence: str) -> bool:
+    """A code fragment: symbols where prose has words, and few function words."""
+    s = sentence.strip()
+    tokens = s.split()
+    if not tokens:
+        return False
+    symbols = sum(ch in _CODE_CHARS for ch in s)
+    words = _words(s)
+    function = sum(w in lexical.STOPWORDS for w in words)
+    codey = sum(bool(re.search(r"[(){}\[\];=<>$]|^-{1,2}\w|\w\.\w+\(|::|->|\w_\w", t))
+                for t in tokens)
+    if re.match(r"^\s*(?:\$|#|>>>|\.\.\.)\s", sentence) and function <= 2:
+        return True                       # a shell or interpreter prompt line
+    if (function == 0 and len(tokens) <= 10 and not re.search(r"[.!?]$", s)
+            and any(re.match(r"^-{1,2}\w|.*[/=<>]", t) for t in tokens)):
+        return True                       # a bare command line: "git stash pop --index"
+    if symbols >= 0.12 * len(s) and function < 0.2 * max(len(words), 1):
+        return True
+    return codey >= 0.5 * len(tokens) and function < 0.25 * max(len(words), 1)
+
+
+def is_degenerate(sentence: str) -> bool:
+    """One token or short phrase over and over ("enum.rst.txt: enum.rst.txt: ...")."""
+    tokens = [t.lower().strip(".,:;") for t in sentence.split()]
+    tokens = [t for t in tokens if t]
+    if len(tokens) < 4:
+        return False
+    if len(set(tokens)) <= 0.4 * len(tokens):
+        return True
+    # a phrase of 2-4 tokens repeated back to back three or more times
+    for n in (2, 3, 4):
+        for i in range(0, len(tokens) - 3 * n + 1):
+            gram = tokens[i:i + n]
+            if tokens[i + n:i + 2 * n] == gram and tokens[i + 2 * n:i + 3 * n] == gram:
+                return True
+    return False
+
+
+def is_filler(sentence: str) -> bool:
+    """Politeness, hedges and announcements with no content of their own."""
+    s = sentence.strip()
+    if _FILLER.match(s):
+        return True
+    if s.endswith(":") and (len(_words(s)) <= 14 or "following" in s.lower()):
+        return True                       # an announcement: "Here's how to do it:"
+    content = [w for w in lexical.content_words(s) if w not in FILLER_WORDS]
+    return not content
+
+
+def is_echo(sentence: str, question: str = "") -> bool:
+    """The prompt or the question given back."""
+    s = sentence.strip()
+    if _ECHO.match(s):
+        return True
+    if question:
+        a = " ".join(_words(s))
+        b = " ".join(_words(question))
+        if a and (a == b or (len(a) >= 0.8 * len(b) and a in b)):
+            return True
+    return False
+
+
+def is_fragment(sentence: str) -> bool:
+    """Too short to state anything: fewer than three words, or no word of four letters."""
+    words = _words(sentence)
+    if len(words) < 3 or not any(len(w) >= 3 for w in words):
+        return True
+    # a title rather than a sentence: a few words without a closing stop
+    return len(words) <= 4 and not re.search(r"[.!?][\"')\]]*$", sentence.strip())
+
+
+def _key(sentence: str) -> list[str]:
+    return _words(sentence)
+
+
+def near_repeat(sentence: str, earlier: Sequence[str], *, at: float = 0.8) -> bool:
+    """The same words as an earlier sentence (Jaccard similarity of word sets >= `at`)."""
+    a = set(_key(sentence))
+    if not a:
+        return False
+    for other in earlier:
+        b = set(_key(other))
+        if b and len(a & b) / len(a | b) >= at:
+            return True
+    return False
+
+
+def noise_kind(sentence: str, *, question: str = "",
+               earlier: Sequence[str] = ()) -> str | None:
+    """The kind of noise `sentence` is (one of NOISE_KINDS), or None for a meaningful
+    sentence. `earlier`: the sentences before it in the same answer (for repeats)."""
+    if is_degenerate(sentence):
+        return "degenerate"
+    if is_markup(sentence):
+        return "markup"
+    if is_echo(sentence, question):
+        return "echo"
+    if is_code(sentence):
+        return "code"
+    if is_filler(sentence):
+        return "filler"
+    if is_fragment(sentence):
+        return "fragment"
+    if earlier and near_repeat(sentence, earlier):
+        return "repeat"
+    return None
+
+
+__all__ = ["NOISE_KINDS", "noise_kind", "is_markup", "is_code", "is_degenerate", "is_filler",
+           "is_echo", "is_fragment", "near_repeat"]

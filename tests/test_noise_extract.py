@@ -1,0 +1,115 @@
+"""Noise detection (localrag.noise) and extractive quotes (localrag.extract): pure text
+logic, with a deterministic bag-of-words embedding where one is needed (the real
+embedding model is exercised by tests/test_critics.py and the end-to-end tests)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from localrag import lexical
+from localrag.extract import fit_window, line_at, select_quotes, sentence_spans
+from localrag.noise import noise_kind
+
+
+@pytest.mark.parametrize("sentence, kind", [
+    # the failure kinds issue 9 lists, as SmolLM2 wrote them on real documentation
+    ("enum.rst.txt: enum.rst.txt: enum.rst.txt: enum.rst.txt:", "degenerate"),
+    ("doctest::", "markup"),
+    ("_sqlite3-howto-row-factory:", "markup"),
+    ("--keep-index::", "markup"),
+    ("1.", "markup"),
+    (".. note::", "markup"),
+    ("----------", "markup"),
+    ("git stash pop --index", "code"),
+    ("echo 1 > /proc/sys/vm/drop_caches", "code"),
+    ("int foo(void);", "code"),
+    ("Using only this note, answer the question: how?", "echo"),
+    ("The answer is:", "filler"),
+    ("Here's how to do it:", "filler"),
+    ("I hope this helps.", "filler"),
+    ('"git bisect" details', "fragment"),
+    ("Stash entries", "fragment"),
+])
+def test_noise_kinds(sentence, kind):
+    assert noise_kind(sentence) == kind
+
+
+@pytest.mark.parametrize("sentence", [
+    "Use git stash when you want to record the current state of the working directory.",
+    "The `--index` option tries to reinstate the index as well.",
+    "Values beyond 100 can be considered.",
+    "Run git gc.",
+])
+def test_meaningful_sentences_are_not_noise(sentence):
+    assert noise_kind(sentence) is None
+
+
+def test_repeats_and_question_echoes_need_their_context():
+    first = "The stash is kept when the merge conflicts."
+    again = "The stash is kept when the merge has conflicts."
+    assert noise_kind(again) is None
+    assert noise_kind(again, earlier=[first]) == "repeat"
+    q = "Is my stash gone after a conflict?"
+    assert noise_kind("Is my stash gone after a conflict?", question=q) == "echo"
+
+
+def test_copied_runs_tell_a_copy_from_a_recombination():
+    passage = ("The global interpreter lock is held by the current thread. "
+               "The import lock is global and protects imports.")
+    copy = lexical.copy_coverage("The global interpreter lock is held by the current thread.",
+                                 passage)
+    assert copy.verbatim and copy.runs == 1
+    rewrite = lexical.copy_coverage(
+        "The global interpreter lock is the global import lock that is held by the "
+        "current thread.", passage)
+    assert rewrite.runs == 2 and rewrite.longest < 0.5
+
+
+def test_sentence_spans_keep_offsets_and_lines():
+    text = "First line of text.\nIt wraps here. Second\nsentence ends.\n\nNew paragraph."
+    spans = sentence_spans(text)
+    assert [s.text for s in spans] == ["First line of text.", "It wraps here.",
+                                       "Second sentence ends.", "New paragraph."]
+    for s in spans:
+        assert " ".join(text[s.start:s.end].split()) == s.text
+    assert [line_at(text, s.start, 10) for s in spans] == [10, 11, 11, 14]
+    assert line_at(text, 0, None) is None
+
+
+def _bag_embed(texts):
+    """Deterministic bag-of-words vectors: cosine = shared words."""
+    vocab: dict[str, int] = {}
+    rows = []
+    for t in texts:
+        v = np.zeros(256)
+        for w in lexical.content_words(t):
+            v[hash(w) % 256] += 1.0
+        rows.append(v / (np.linalg.norm(v) or 1.0))
+    return np.stack(rows)
+
+
+def test_select_quotes_picks_the_answering_sentence_and_skips_noise():
+    passages = [
+        "DESCRIPTION\n-----------\nUse git stash when you want to record the "
+        "current state of the working directory. The stash list shows entries.",
+        "Runs a number of housekeeping tasks within the current repository.",
+    ]
+    quotes = select_quotes("How do I record the current state of my working directory?",
+                           passages, _bag_embed, max_quotes=1)
+    assert len(quotes) == 1 and quotes[0].passage == 0
+    assert quotes[0].span.text.startswith("Use git stash when")    # not the rule line
+    # an irrelevant passage is never quoted
+    none = select_quotes("How do I record the current state?", passages, _bag_embed,
+                         relevance=[0.1, 0.9], max_quotes=2)
+    assert all(q.passage == 1 for q in none)
+
+
+def test_fit_window_keeps_the_quote_and_its_neighbours_within_budget():
+    text = " ".join(f"Sentence number {i} is here." for i in range(20))
+    spans = sentence_spans(text)
+    count = lambda t: len(t.split())  # noqa: E731
+    fitted = fit_window(text, [spans[10]], 16, count)
+    assert "number 10 " in fitted and count(fitted) <= 16
+    assert fitted in text                       # a verbatim slice
+    assert "number 11 " in fitted               # the next sentence before the one before
