@@ -133,9 +133,9 @@ def smollm2_section(threads: int, critic: bool) -> None:
 
 
 def critic_section(models: dict) -> None:
-    import localrag.critic_eval as critic_eval
-    from localrag.critics import MEASURED, model_key
-    from localrag.model_critic import ModelCritic
+    import localrag.answering.judge.evaluation as critic_eval
+    from localrag.answering.judge.critics import MEASURED, model_key
+    from localrag.answering.judge.model_critic import ModelCritic
 
     cases = critic_eval.load_cases(REPO / "tests" / "data" / "critic_cases.json")
     seen: list[tuple[list[float], list[bool]]] = []

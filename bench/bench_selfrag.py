@@ -160,7 +160,7 @@ def selfrag_prompt(question: str, paragraph: str | None = None) -> str:
 def instruct_messages(question: str, passages) -> list[dict[str, str]]:
     """Chat messages for an instruct model with the given passages (plain RAG and pack);
     one passage gives exactly the engine's own per-candidate message."""
-    from localrag.instruct import SYSTEM_WITH_PASSAGE, user_message
+    from localrag.answering.generate.instruct import SYSTEM_WITH_PASSAGE, user_message
 
     if len(passages) == 1:
         user = user_message(question, passages[0].title, passages[0].text)
@@ -176,7 +176,7 @@ def plain_rag_ids(model, question: str, passages) -> list[int]:
     if model.kind.value == "selfrag":
         text = "\n".join(f"{p.title}\n{p.text}" for p in passages)
         return model.tokenize(selfrag_prompt(question, text), add_bos=True, special=True)
-    from localrag.model_critic import chat_tokens
+    from localrag.answering.judge.model_critic import chat_tokens
 
     return chat_tokens(model, instruct_messages(question, passages))
 
@@ -188,7 +188,7 @@ def peak_rss_mb() -> float:
 
 
 def run_ours(args, variant: str) -> dict:
-    from localrag.selfrag import EngineConfig, SelfRagEngine
+    from localrag.answering.generate.selfrag import EngineConfig, SelfRagEngine
     from models.base import ModelStats
     from models.loader import load_model
 
@@ -204,7 +204,7 @@ def run_ours(args, variant: str) -> dict:
             engine_name = "SelfRagEngine"
         else:
             from indexer.embedder import Embedder
-            from localrag.instruct import InstructEngine
+            from localrag.answering.generate.instruct import InstructEngine
 
             import torch
 

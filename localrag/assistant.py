@@ -25,9 +25,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from indexer.records import (FileProblem, IndexProgress, IndexReport, IndexStatus, Passage,
                              RootInfo, WatchEvent)
-from localrag.answer import Answer, RetrievalDecision, Segment
+from localrag.answering.label.answer import Answer, RetrievalDecision, Segment
 from localrag.chats import ChatStore, ChatSummary, Turn
-from localrag.conversation import self_contained_query
+from localrag.answering.retrieve import self_contained_query
 from localrag.paths import Paths
 from localrag.settings import Settings
 
@@ -224,19 +224,19 @@ class Assistant:
         if self._engine is None:
             from models.base import ModelKind
 
-            from localrag.selfrag import EngineConfig
+            from localrag.answering.generate.selfrag import EngineConfig
 
             config = EngineConfig.from_settings(self.settings)
             if self.model.kind is ModelKind.SELFRAG:
-                from localrag.critics import EmbeddingCritic
-                from localrag.selfrag import SelfRagEngine
+                from localrag.answering.judge.critics import EmbeddingCritic
+                from localrag.answering.generate.selfrag import SelfRagEngine
 
                 # labels sentences the model wrote no IsSup token for; the embedder
                 # loads only when such a sentence is shown
                 critic = EmbeddingCritic(lambda texts: self.embedder.encode(texts))
                 self._engine = SelfRagEngine(self.model, config=config, critic=critic)
             else:
-                from localrag.instruct import InstructEngine
+                from localrag.answering.generate.instruct import InstructEngine
 
                 self._engine = InstructEngine.for_model(
                     self.model, config=config, embed=self.embedder.encode)

@@ -326,7 +326,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         "use_seq_score": False if args.no_seq_score else None,
         "model_path": args.model, "n_gpu_layers": args.gpu_layers,
     }
-    from localrag.render import answer_to_text
+    from localrag.answering.label.render import answer_to_text
 
     with _open(args, overrides) as assistant:
         answer = assistant.ask(args.question)

@@ -36,7 +36,7 @@ LITERAL_STRINGS: tuple[str, ...] = (*ALL_TOKENS, "<pad>")
 """Strings that the Self-RAG conversions add as USER_DEFINED tokens. llama.cpp matches
 those inside text even when special parsing is off, so user text containing one of them
 (a passage with a literal `</paragraph>`) must be tokenized around it
-(localrag.prompting.encode_text)."""
+(localrag.answering.generate.prompting.encode_text)."""
 
 LLAMA2_ORDER: tuple[str, ...] = (
     RETRIEVE_NO, RETRIEVE_YES, RETRIEVE_CONTINUE, IRRELEVANT, RELEVANT, PARAGRAPH_OPEN,

@@ -1,4 +1,4 @@
-"""Fit localrag.request_kind's logistic weights on the DEV half of the decision set and
+"""Fit localrag.answering.decide's logistic weights on the DEV half of the decision set and
 print the decision accuracy on both halves. The test half is never used for fitting, and
 never as a nearest-neighbour example.
 
@@ -7,7 +7,7 @@ never as a nearest-neighbour example.
 Dev features use leave-one-out neighbours (a prompt is never its own neighbour), so the
 dev figure is not flattered by the kNN cue. `--write` stores the dev prompts as the
 classifier's examples (localrag/data/request_examples.jsonl). Prints a WEIGHTS dict to
-paste into localrag/request_kind.py, then the figures for the fitted weights and for the
+paste into localrag/answering/decide.py, then the figures for the fitted weights and for the
 weights now in the module, at the engine's default threshold.
 """
 
@@ -23,7 +23,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from localrag import request_kind as rk  # noqa: E402
+from localrag.answering import decide as rk  # noqa: E402
 
 SET = REPO / "tests" / "data" / "decision" / "prompts.jsonl"
 TRAIN = REPO / "tests" / "data" / "decision" / "train.jsonl"   # extra training prompts (dtr-*)

@@ -126,9 +126,9 @@ class AllPassagesCritic:
 
 def cmd_generate(args) -> None:
     from localrag.assistant import Assistant
-    from localrag.extract import AnswerScorer, candidate_units
-    from localrag.instruct import passage_text
-    from localrag.noise import noise_kind
+    from localrag.answering.generate.extract import AnswerScorer, candidate_units
+    from localrag.answering.generate.instruct import passage_text
+    from localrag.answering.judge.noise import noise_kind
     import numpy as np
 
     questions = load_questions(args.questions)
@@ -221,7 +221,7 @@ def passage_sentences(records: list[dict]) -> None:
     import numpy as np
 
     from indexer.embedder import Embedder
-    from localrag.extract import AnswerScorer, candidate_units
+    from localrag.answering.generate.extract import AnswerScorer, candidate_units
 
     embed = Embedder().encode
     rng = random.Random(9)

@@ -65,10 +65,10 @@ def main() -> int:
     import numpy as np
 
     from indexer.embedder import Embedder
-    from localrag import lexical
-    from localrag.critic_eval import auc, load_real_set, question_of
-    from localrag.critics import EmbeddingCritic, SupportRules
-    from localrag.noise import noise_kind
+    from localrag.answering.judge import lexical
+    from localrag.answering.judge.evaluation import auc, load_real_set, question_of
+    from localrag.answering.judge.critics import EmbeddingCritic, SupportRules
+    from localrag.answering.judge.noise import noise_kind
 
     sentences, relevance = load_real_set(SET)
     critic = EmbeddingCritic(Embedder().encode)
@@ -82,7 +82,7 @@ def main() -> int:
                       critic.support_score(c.sentence, c.passage_text)))
     noise_caught = sum(1 for c, f in zip(dev, feats) if not c.meaningful and f[0])
     print(f"dev: {len(dev)} model sentences, {sum(not c.meaningful for c in dev)} noise, "
-          f"{noise_caught} of them caught by localrag.noise; false alarms "
+          f"{noise_caught} of them caught by localrag.answering.judge.noise; false alarms "
           f"{sum(1 for c, f in zip(dev, feats) if c.meaningful and f[0])}")
     best = None
     grid = itertools.product((0.7, 0.8, 0.85, 0.9, 0.95, 1.0), (0.3, 0.4, 0.5, 0.6),

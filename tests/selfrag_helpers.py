@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from indexer.records import Passage
-from localrag.scoring import Weights
-from localrag.selfrag import EngineConfig, SelfRagEngine
+from localrag.answering.judge.scoring import Weights
+from localrag.answering.generate.selfrag import EngineConfig, SelfRagEngine
 from models.scripted import ScriptedModel
 
 FULL = {"[Fully supported]": 1.0}

@@ -4,7 +4,7 @@ the real default model (SmolLM2-135M-Instruct through llama.cpp, as localrag run
 
 The answer itself is checked: it cites the file that answers, its quotes are the file's
 own words at the line they cite, and nothing that is not a statement is labelled
-supported. The noise checks here are written independently of localrag.noise (simple
+supported. The noise checks here are written independently of localrag.answering.judge.noise (simple
 surface tests), so they cannot pass just because the detector agrees with itself.
 """
 
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from conftest_models import smollm2_model, smollm2_path  # noqa: F401  (pytest fixtures)
-from localrag.instruct import InstructEngine
-from localrag.selfrag import EngineConfig
+from localrag.answering.generate.instruct import InstructEngine
+from localrag.answering.generate.selfrag import EngineConfig
 
 DOCS = Path(__file__).parent / "data" / "git_docs"
 
@@ -44,7 +44,7 @@ def _words(text: str) -> list[str]:
 
 
 def looks_like_a_statement(text: str) -> bool:
-    """Surface test, independent of localrag.noise: at least four words, mostly letters,
+    """Surface test, independent of localrag.answering.judge.noise: at least four words, mostly letters,
     not a markup line ("term::", "----"), no token three times in a row."""
     t = text.strip()
     tokens = t.split()

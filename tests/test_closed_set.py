@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from localrag.scoring import Weights, closed_set_choice, closed_set_key
+from localrag.answering.judge.scoring import Weights, closed_set_choice, closed_set_key
 
 try:
     from selfrag_helpers import Retriever, engine, passage, question_model

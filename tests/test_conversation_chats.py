@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from localrag.chats import ChatStore
-from localrag.conversation import is_follow_up, self_contained_query
+from localrag.answering.retrieve import is_follow_up, self_contained_query
 
 
 def test_follow_up_gets_previous_topic() -> None:

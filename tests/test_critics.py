@@ -13,12 +13,12 @@ import pytest
 
 from conftest_models import smollm2_model, smollm2_path  # noqa: F401  (pytest fixtures)
 from instruct_fixtures import CASES, embed  # noqa: F401
-from localrag import lexical
-from localrag.critic_eval import auc, auc_noise_bound, format_figures, load_cases, measure_critic
-from localrag.critics import (MEASURE_COMMAND, MEASURED, CompositeCritic, EmbeddingCritic,
+from localrag.answering.judge import lexical
+from localrag.answering.judge.evaluation import auc, auc_noise_bound, format_figures, load_cases, measure_critic
+from localrag.answering.judge.critics import (MEASURE_COMMAND, MEASURED, CompositeCritic, EmbeddingCritic,
                               SupportJudgement, choose_critic, guard_label, model_key,
                               ordinal_support, trusted)
-from localrag.model_critic import ModelCritic, first_token_ids
+from localrag.answering.judge.model_critic import ModelCritic, first_token_ids
 from models.scripted import ScriptedModel
 
 
@@ -128,7 +128,7 @@ def test_choose_critic_uses_the_model_only_where_it_carried_signal(smollm2_model
 
 
 def test_choose_critic_composes_a_trusted_judge(embed):  # noqa: F811
-    from localrag.critics import CriticFigures, Measured
+    from localrag.answering.judge.critics import CriticFigures, Measured
 
     model = ScriptedModel(reflection=False, name="toy-judge")
     table = {"toy-judge": CriticFigures(retrieve=Measured(0.9, 0.9), relevance=None,
@@ -216,7 +216,7 @@ def test_embedding_critic_prepare_embeds_in_one_pass(embed):  # noqa: F811
 
 
 def test_sentence_split_keeps_closing_quotes_and_ends_at_a_bare_no():
-    from localrag.lexical import split_sentences
+    from localrag.answering.judge.lexical import split_sentences
 
     assert split_sentences('He said "yes." Then he left.') == ['He said "yes."', "Then he left."]
     assert split_sentences("Dr. Okafor came. (It was late.) Then") == [
@@ -229,7 +229,7 @@ def test_sentence_split_keeps_closing_quotes_and_ends_at_a_bare_no():
 
 @pytest.fixture(scope="module")
 def real_set():
-    from localrag.critic_eval import load_real_set
+    from localrag.answering.judge.evaluation import load_real_set
 
     return load_real_set()
 
@@ -247,8 +247,8 @@ def test_real_set_is_split_by_question_and_covers_the_failure_kinds(real_set):
 
 
 def test_embedding_critic_meets_the_label_targets_on_the_test_half(embed, real_set):  # noqa: F811
-    from localrag.critic_eval import format_real, measure_real
-    from localrag.critics import MEASURED_TEST
+    from localrag.answering.judge.evaluation import format_real, measure_real
+    from localrag.answering.judge.critics import MEASURED_TEST
 
     m = measure_real(EmbeddingCritic(embed), *real_set, split="test")
     print("\n" + format_real("embedding+lexical", "test", m))

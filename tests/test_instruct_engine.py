@@ -14,11 +14,11 @@ from collections.abc import Sequence
 import pytest
 
 from indexer.records import Passage
-from localrag.critics import SupportJudgement
+from localrag.answering.judge.critics import SupportJudgement
 from localrag.errors import AnswerCancelled
-from localrag.instruct import InstructEngine, common_prefix_len
-from localrag.scoring import Weights
-from localrag.selfrag import EngineConfig
+from localrag.answering.generate.instruct import InstructEngine, common_prefix_len
+from localrag.answering.judge.scoring import Weights
+from localrag.answering.generate.selfrag import EngineConfig
 from models.scripted import EOS, ScriptedModel
 
 
@@ -252,7 +252,7 @@ def test_common_prefix_leaves_every_branch_a_token():
 
 
 def test_answer_sentences_drop_prompt_echo_and_bare_headings() -> None:
-    from localrag.instruct import answer_sentences
+    from localrag.answering.generate.instruct import answer_sentences
 
     text = ("Tomato plants need six hours of sun.\nWater them deeply\ntwice a week.\n\n"
             "## Basil\n\nUsing only this note, answer the question: How much sun?\n"
@@ -290,7 +290,7 @@ def test_closed_set_candidates_pool_their_scores():
 
 
 def test_answer_sentences_drop_loops_and_a_cut_off_tail() -> None:
-    from localrag.instruct import answer_sentences
+    from localrag.answering.generate.instruct import answer_sentences
 
     looped = ("Backups run nightly at 02:00 to the NAS. Backups run nightly at 02:00 to the NAS.\n"
               "backups run  nightly at 02:00 to the NAS. Backups run nightly at")
@@ -306,7 +306,7 @@ def test_answer_sentences_drop_loops_and_a_cut_off_tail() -> None:
 
 
 def test_headings_reach_the_model_as_plain_lines() -> None:
-    from localrag.instruct import prompt_text
+    from localrag.answering.generate.instruct import prompt_text
 
     model = scripted()
     note = passage(0, "calendar.md", "# Health\n\n## Dentist ##\n\nDr Okafor on 14 May.\n"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from conftest_models import smollm2_model, smollm2_path  # noqa: F401  (pytest fixtures)
 from instruct_fixtures import embed  # noqa: F401
 from indexer.records import Passage
-from localrag.instruct import InstructEngine
-from localrag.selfrag import EngineConfig
+from localrag.answering.generate.instruct import InstructEngine
+from localrag.answering.generate.selfrag import EngineConfig
 
 
 def note(i: int, title: str, text: str) -> Passage:
@@ -34,7 +34,7 @@ def test_smollm2_answers_from_the_relevant_note_with_embedding_labels(smollm2_mo
                         retrieve=lambda q, k: NOTES[:k], on_segment=streamed.append)
     print("\n", ans.text, [(s.label, s.citation) for s in ans.segments], ans.notes)
     assert ans.critic == "embedding+lexical" == engine.critic_name
-    # the request-kind decision (localrag/request_kind.py): a question about the notes
+    # the request-kind decision (localrag/answering/decide.py): a question about the notes
     assert ans.decision.retrieved and ans.decision.probability > EngineConfig().threshold
     # relevance labels are not checked (critics.RELEVANCE_CHECKED); the score still ranks
     assert all(j.relevant is None for j in ans.passages)

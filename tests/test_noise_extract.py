@@ -1,4 +1,4 @@
-"""Noise detection (localrag.noise) and extractive quotes (localrag.extract): pure text
+"""Noise detection (localrag.answering.judge.noise) and extractive quotes (localrag.answering.generate.extract): pure text
 logic, with a deterministic bag-of-words embedding where one is needed (the real
 embedding model is exercised by tests/test_critics.py and the end-to-end tests)."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from localrag import lexical
-from localrag.extract import fit_window, line_at, select_quotes, sentence_spans
-from localrag.noise import noise_kind
+from localrag.answering.judge import lexical
+from localrag.answering.generate.extract import fit_window, line_at, select_quotes, sentence_spans
+from localrag.answering.judge.noise import noise_kind
 
 
 @pytest.mark.parametrize("sentence, kind", [

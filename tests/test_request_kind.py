@@ -1,4 +1,4 @@
-"""The retrieve decision for instruct models (localrag.request_kind), measured on the TEST
+"""The retrieve decision for instruct models (localrag.answering.decide), measured on the TEST
 half of the labelled decision set (tests/data/decision/prompts.jsonl, even ids). The
 weights and the nearest-neighbour examples come from the dev half (odd ids) and the
 training prompts (train.jsonl) only."""
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from instruct_fixtures import embed  # noqa: F401  (pytest fixture: the real MiniLM)
-from localrag import request_kind as rk
-from localrag.critics import EmbeddingCritic
-from localrag.instruct import InstructEngine
-from localrag.selfrag import EngineConfig
+from localrag.answering import decide as rk
+from localrag.answering.judge.critics import EmbeddingCritic
+from localrag.answering.generate.instruct import InstructEngine
+from localrag.answering.generate.selfrag import EngineConfig
 from models.scripted import ScriptedModel
 
 SET = Path(__file__).parent / "data" / "decision" / "prompts.jsonl"

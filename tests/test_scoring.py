@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from localrag.scoring import (
+from localrag.answering.judge.scoring import (
     Weights,
     group_probs,
     label_from_issup,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from localrag.scoring import Weights
+from localrag.answering.judge.scoring import Weights
 from models.scripted import EOS, ScriptedModel
 
 try:   # tests/ is not a package; pytest puts it on sys.path (rootdir-relative fallback)
@@ -270,8 +270,8 @@ def test_irrelevant_passage_without_isup_token_is_unjudged():
 def test_fallback_critic_labels_sentences_without_their_own_token(embedder):
     """The real embedding + lexical critic judges the sentences written after
     [Continue to Use Evidence] against the passage in use; the model's own token stays."""
-    from localrag.critics import EmbeddingCritic
-    from localrag.selfrag import EngineConfig, SelfRagEngine
+    from localrag.answering.judge.critics import EmbeddingCritic
+    from localrag.answering.generate.selfrag import EngineConfig, SelfRagEngine
 
     text = "The lease on the flat ends on 30 June 2025. The rent is 900 euros a month."
     m = question_model()

@@ -5,7 +5,7 @@ HTML or Markdown file about Self-RAG, say) or `[Retrieval]`. The public Self-RAG
 conversions type the reflection tokens USER_DEFINED, and llama.cpp matches those inside
 text even with special parsing off (shown below on the real vocabulary), so such text
 would close the passage early or ask for retrieval in the middle of a prompt. The
-prompt builder tokenizes around them (localrag.prompting.encode_text).
+prompt builder tokenizes around them (localrag.answering.generate.prompting.encode_text).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 import pytest
 
 from conftest_models import THREADS, _make_test_gguf_module, test_gguf_factory, tiny_gguf, tiny_model  # noqa: F401
-from localrag.prompting import encode_text, literal_pieces, prompt_ids
-from localrag.selfrag import EngineConfig, SelfRagEngine
+from localrag.answering.generate.prompting import encode_text, literal_pieces, prompt_ids
+from localrag.answering.generate.selfrag import EngineConfig, SelfRagEngine
 from models.reflection import LITERAL_STRINGS, ReflectionVocab
 from models.scripted import ScriptedModel
 from selfrag_helpers import Retriever, passage

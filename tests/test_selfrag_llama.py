@@ -22,9 +22,9 @@ import math
 import pytest
 
 from conftest_models import THREADS, _make_test_gguf_module, test_gguf_factory, tiny_gguf, tiny_model  # noqa: F401
-from localrag.prompting import encode_text, prompt_ids
-from localrag.scoring import retrieve_probability
-from localrag.selfrag import EngineConfig, SelfRagEngine
+from localrag.answering.generate.prompting import encode_text, prompt_ids
+from localrag.answering.judge.scoring import retrieve_probability
+from localrag.answering.generate.selfrag import EngineConfig, SelfRagEngine
 from models.base import ModelStats
 from models.reflection import ALL_TOKENS, RETRIEVE_NO, RETRIEVE_YES, ReflectionVocab
 from selfrag_helpers import Retriever, passage

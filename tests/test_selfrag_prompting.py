@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from localrag.prompting import PROMPT_TEMPLATE, build_ids, encode_text, prompt_ids
+from localrag.answering.generate.prompting import PROMPT_TEMPLATE, build_ids, encode_text, prompt_ids
 from models.base import LanguageModel, ModelKind
 from models.reflection import ReflectionVocab
 from models.scripted import ScriptedModel

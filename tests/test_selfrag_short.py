@@ -8,9 +8,9 @@ import threading
 import pytest
 
 from localrag.errors import AnswerCancelled
-from localrag.prompting import build_ids
-from localrag.render import decision_line
-from localrag.scoring import Weights
+from localrag.answering.generate.prompting import build_ids
+from localrag.answering.label.render import decision_line
+from localrag.answering.judge.scoring import Weights
 from models.errors import UnsupportedModelError
 from models.reflection import ALL_TOKENS, LLAMA2_ORDER, ReflectionVocab
 from models.scripted import ScriptedModel
@@ -401,7 +401,7 @@ def test_instruct_model_is_refused_with_a_clear_message():
 
 
 def test_engine_config_from_settings():
-    from localrag.selfrag import EngineConfig
+    from localrag.answering.generate.selfrag import EngineConfig
     from localrag.settings import Settings
 
     s = Settings(retrieval_mode="always", threshold=0.3, k=3, w_rel=0.5, w_sup=2.0,

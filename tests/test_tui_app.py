@@ -17,7 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from indexer.records import IndexReport, WatchEvent  # noqa: E402
-from localrag.render import (LABEL_SYMBOL, answer_to_markdown, decision_line,  # noqa: E402
+from localrag.answering.label.render import (LABEL_SYMBOL, answer_to_markdown, decision_line,  # noqa: E402
                              decision_preview)
 from localrag.settings import Settings  # noqa: E402
 from tui.app import create_app  # noqa: E402

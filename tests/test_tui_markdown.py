@@ -13,9 +13,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from indexer.records import Passage  # noqa: E402
-from localrag.answer import PassageJudgement, Scores, Segment  # noqa: E402
-from localrag.render import LABEL_SYMBOL  # noqa: E402
-from localrag.units import split_units  # noqa: E402
+from localrag.answering.label.answer import PassageJudgement, Scores, Segment  # noqa: E402
+from localrag.answering.label.render import LABEL_SYMBOL  # noqa: E402
+from localrag.answering.label.units import split_units  # noqa: E402
 from screen_text import screen_lines, screen_text  # noqa: E402
 from tui.app import create_app  # noqa: E402
 from tui.screens.source import SourceScreen  # noqa: E402

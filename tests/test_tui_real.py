@@ -14,7 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from localrag.assistant import Assistant  # noqa: E402
-from localrag.render import LABEL_SYMBOL, decision_line  # noqa: E402
+from localrag.answering.label.render import LABEL_SYMBOL, decision_line  # noqa: E402
 from tui.app import create_app  # noqa: E402
 from tui.screens.add_folder import AddFolderScreen  # noqa: E402
 from tui.screens.source import HIGHLIGHT, SourceScreen  # noqa: E402

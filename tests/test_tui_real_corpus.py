@@ -25,10 +25,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from localrag.answer import Answer, answer_from_json  # noqa: E402
+from localrag.answering.label.answer import Answer, answer_from_json  # noqa: E402
 from localrag.assistant import Assistant  # noqa: E402
-from localrag.render import LABEL_SYMBOL, answer_to_markdown  # noqa: E402
-from localrag.units import code_body  # noqa: E402
+from localrag.answering.label.render import LABEL_SYMBOL, answer_to_markdown  # noqa: E402
+from localrag.answering.label.units import code_body  # noqa: E402
 from screen_text import screen_lines, screen_text  # noqa: E402
 from tui.app import LocalragApp, create_app  # noqa: E402
 from tui.screens.source import HIGHLIGHT, SourceScreen  # noqa: E402

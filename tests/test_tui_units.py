@@ -61,7 +61,7 @@ def test_highlight_and_progress_line():
 
 
 def test_sentence_line_says_where_its_label_came_from():
-    from localrag.render import answer_to_markdown, answer_to_text
+    from localrag.answering.label.render import answer_to_markdown, answer_to_text
     from tui.widgets.answer_view import segment_text
 
     answer = canned_answer("q?")

@@ -1,4 +1,4 @@
-"""localrag.units: the units one label covers, and that every front end uses them.
+"""localrag.answering.label.units: the units one label covers, and that every front end uses them.
 
 Fast tests of the splitting rule (README "Units of an answer"), then both answer engines
 against the scripted model, then the CLI text, the JSON and the Markdown export of one
@@ -13,9 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from localrag.answer import answer_from_json  # noqa: E402
-from localrag.render import answer_to_markdown, answer_to_text  # noqa: E402
-from localrag.units import Unit, join_units, split_units  # noqa: E402
+from localrag.answering.label.answer import answer_from_json  # noqa: E402
+from localrag.answering.label.render import answer_to_markdown, answer_to_text  # noqa: E402
+from localrag.answering.label.units import Unit, join_units, split_units  # noqa: E402
 
 CODE_ANSWER = (
     "A dataclass instance is detected with a helper. For example:\n\n"
@@ -116,7 +116,7 @@ def test_finished_units():
 def test_instruct_engine_delivers_a_code_block_as_one_segment():
     from test_instruct_engine import (ASSISTANT, PASSAGES, StubCritic, config, retriever)
 
-    from localrag.instruct import InstructEngine
+    from localrag.answering.generate.instruct import InstructEngine
     from models.scripted import EOS, ScriptedModel
 
     model = ScriptedModel(reflection=False, n_ctx=4096, name="scripted-instruct")
@@ -147,7 +147,7 @@ def test_instruct_engine_delivers_a_code_block_as_one_segment():
 
 
 def test_instruct_engine_drops_cut_off_code_at_max_tokens():
-    from localrag.instruct import answer_sentences
+    from localrag.answering.generate.instruct import answer_sentences
 
     cut = "Use this:\n\n```python\ndef f():\n    ret"
     assert answer_sentences(cut, "How?", complete=False) == ["Use this:"]
@@ -206,7 +206,7 @@ def test_cli_json_and_export_show_the_same_units():
 
 def test_instruct_answer_drops_a_looping_list():
     """Real SmolLM2 output on the git docs: numbered items repeating one text."""
-    from localrag.instruct import answer_sentences
+    from localrag.answering.generate.instruct import answer_sentences
 
     looped = ("1. Use git init to create a repository.\n"
               "2. Use the git clone command to clone the repository.\n"

@@ -16,7 +16,7 @@ from typing import Any
 from indexer.reasons import label
 from indexer.records import (FileProblem, IndexProgress, IndexReport, IndexStatus, Passage,
                              ProblemGroup, RootInfo)
-from localrag.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
+from localrag.answering.label.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
 from localrag.assistant import Assistant, ModelDescription
 from localrag.errors import AnswerCancelled
 from localrag.paths import Paths
@@ -82,8 +82,8 @@ MARKDOWN_ANSWER = (
 
 
 def canned_markdown_answer(question: str, passages: list[Passage] | None = None) -> Answer:
-    """`MARKDOWN_ANSWER` split into units by localrag.units, as the engines do."""
-    from localrag.units import split_units
+    """`MARKDOWN_ANSWER` split into units by localrag.answering.label.units, as the engines do."""
+    from localrag.answering.label.units import split_units
 
     answer = canned_answer(question, passages)
     labels = ["fully", "partially", "fully", "none", "fully", "no_retrieval"]

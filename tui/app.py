@@ -22,10 +22,10 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from indexer.records import IndexProgress, IndexStatus, Passage
-from localrag.answer import Answer
+from localrag.answering.label.answer import Answer
 from localrag.assistant import Assistant, ModelDescription
 from localrag.errors import USER_ERRORS, AnswerCancelled, describe
-from localrag.render import answer_to_markdown
+from localrag.answering.label.render import answer_to_markdown
 from tui.messages import (AnswerDone, AnswerStopped, CitationSelected, FilesChanged,
                           IndexFinished, IndexProgressed, IndexStatusChanged, ModelFailed,
                           DecisionReady, ModelLoaded, ProblemFilesLoaded, PullFinished,

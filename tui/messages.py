@@ -12,7 +12,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from indexer.records import FileProblem, IndexProgress, IndexReport, IndexStatus, WatchEvent
-    from localrag.answer import Answer, RetrievalDecision, Segment
+    from localrag.answering.label.answer import Answer, RetrievalDecision, Segment
     from localrag.assistant import ModelDescription
     from models.pull import PullProgress, PullResult
 

@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static
 
 from indexer.records import Passage
-from localrag.answer import Answer
+from localrag.answering.label.answer import Answer
 from tui.widgets.answer_view import display_path, file_link
 
 if TYPE_CHECKING:

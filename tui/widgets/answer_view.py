@@ -1,6 +1,6 @@
 """One question and its answer: retrieval line, labelled units, sources.
 
-The answer's units (localrag.units) arrive one by one while the engine works
+The answer's units (localrag.answering.label.units) arrive one by one while the engine works
 (`add_segment`); when the Answer is complete the view is rebuilt from it (`show_answer`),
 so what stays on screen is exactly what the engine returned. Each unit is one widget with
 one symbol, citation and label: a sentence (inline Markdown rendered), a list item, or a
@@ -24,10 +24,10 @@ from textual.highlight import highlight
 from textual.widget import Widget
 from textual.widgets import Static
 
-from localrag.answer import LABEL_SOURCE_TEXT, Answer, RetrievalDecision, Segment
-from localrag.render import (LABEL_SYMBOL, decision_line, decision_preview, segment_body,
+from localrag.answering.label.answer import LABEL_SOURCE_TEXT, Answer, RetrievalDecision, Segment
+from localrag.answering.label.render import (LABEL_SYMBOL, decision_line, decision_preview, segment_body,
                              segment_label)
-from localrag.units import code_body, code_language
+from localrag.answering.label.units import code_body, code_language
 from tui.messages import CitationSelected
 from tui.widgets.inline_md import inline_markdown
 

@@ -1,6 +1,6 @@
 """Inline Markdown (code spans, emphasis, links) as Rich text, for one unit's line.
 
-Block structure (paragraphs, lists, code blocks) is already resolved by localrag.units;
+Block structure (paragraphs, lists, code blocks) is already resolved by localrag.answering.label.units;
 what is left inside a sentence or a list item is inline markup, rendered here with the
 same parser Textual's Markdown widget uses (markdown-it).
 """

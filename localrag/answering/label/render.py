@@ -1,6 +1,6 @@
 """Plain renderings of an Answer: terminal text (the CLI) and Markdown (export).
 
-Both show the answer's units (localrag.units: a prose sentence, a whole list item, a
+Both show the answer's units (localrag.answering.label.units: a prose sentence, a whole list item, a
 whole code block), each with its symbol, citation and label. The TUI renders the same
 units with Textual widgets and uses the same symbols and wording.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from localrag.answer import LABEL_SOURCE_TEXT, LABEL_TEXT, Answer, RetrievalDecision, Segment
-from localrag.units import code_body, code_language
+from localrag.answering.label.answer import LABEL_SOURCE_TEXT, LABEL_TEXT, Answer, RetrievalDecision, Segment
+from localrag.answering.label.units import code_body, code_language
 
 LABEL_SYMBOL: dict[str, str] = {
     "fully": "✔",          # fully supported

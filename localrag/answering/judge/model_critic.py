@@ -8,7 +8,7 @@ spellings of each answer ("yes", "Yes", " yes", ...) are summed; an id that star
 answers of two groups is dropped.
 
 Whether these judgments carry signal is a property of the model: measure it
-(localrag.critic_eval, tests/test_critics.py) before trusting it (critics.choose_critic).
+(localrag.answering.judge.evaluation, tests/test_critics.py) before trusting it (critics.choose_critic).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 from models.base import LanguageModel
 
-from localrag.critics import SupportJudgement, guard_label, label_from_cuts
-from localrag.scoring import group_probs
+from localrag.answering.judge.critics import SupportJudgement, guard_label, label_from_cuts
+from localrag.answering.judge.scoring import group_probs
 
 YES = ("yes", "Yes", " yes", " Yes", "YES")
 NO = ("no", "No", " no", " No", "NO")

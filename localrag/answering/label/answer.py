@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from indexer.records import Passage
-from localrag.units import UnitKind, join_units
+from localrag.answering.label.units import UnitKind, join_units
 
 SupportLabel = Literal["fully", "partially", "none", "unchecked", "no_retrieval"]
 """fully / partially supported, none = not supported or contradictory, unchecked = the
@@ -19,10 +19,10 @@ knowledge (nothing was retrieved for this segment)."""
 
 Origin = Literal["model", "quote"]
 """model: written by the language model; quote: a sentence of the cited passage, quoted
-word for word (localrag.extract)."""
+word for word (localrag.answering.generate.extract)."""
 
 LabelSource = Literal["own", "segment", "critic", "unjudged", "retrieval", "quote"]
-"""Where a sentence's label came from (localrag.selfrag module docstring):
+"""Where a sentence's label came from (localrag.answering.generate.selfrag module docstring):
 own = the IsSup token the model wrote right after the sentence; segment = the IsSup token
 the model wrote for another sentence of the same segment (same passage); critic = the
 fallback critic (embedding + lexical overlap, or the instruct engine's critic) judged the
@@ -80,7 +80,7 @@ class Scores:
 
 @dataclass
 class Segment:
-    """One unit of the answer (localrag.units: a sentence, a whole list item or a whole
+    """One unit of the answer (localrag.answering.label.units: a sentence, a whole list item or a whole
     code block) with its label and citation."""
 
     text: str                     # the unit's Markdown (a code block with its fences)
@@ -132,7 +132,7 @@ class Answer:
 
     @property
     def text(self) -> str:
-        """The answer as Markdown: its units joined (localrag.units.join_units)."""
+        """The answer as Markdown: its units joined (localrag.answering.label.units.join_units)."""
         return join_units(self.segments)
 
     def to_json(self) -> dict[str, Any]:

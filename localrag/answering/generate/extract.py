@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from localrag import lexical
-from localrag.noise import is_markup, noise_kind
+from localrag.answering.judge import lexical
+from localrag.answering.judge.noise import is_markup, noise_kind
 
 Embed = Callable[[list[str]], np.ndarray]
 

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from localrag.lexical import split_sentences
+from localrag.answering.judge.lexical import split_sentences
 
 UnitKind = Literal["sentence", "code", "list_item"]
 

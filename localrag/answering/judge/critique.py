@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-from localrag.scoring import (
+from localrag.answering.judge.scoring import (
     SupportLabel,
     Weights,
     group_probs,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from localrag.critics import RELEVANT_AT, Critic
+from localrag.answering.judge.critics import RELEVANT_AT, Critic
 
 
 @dataclass(frozen=True)

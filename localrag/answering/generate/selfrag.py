@@ -62,17 +62,17 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from indexer.records import Passage
-from localrag.answer import (
+from localrag.answering.label.answer import (
     Answer,
     PassageJudgement,
     RetrievalDecision,
     Scores,
     Segment,
 )
-from localrag.critique import Critique, Span, read_generation, retrieve_group_probability
+from localrag.answering.judge.critique import Critique, Span, read_generation, retrieve_group_probability
 from localrag.errors import AnswerCancelled, LocalragError
-from localrag.prompting import encode_text, prompt_ids
-from localrag.scoring import (
+from localrag.answering.generate.prompting import encode_text, prompt_ids
+from localrag.answering.judge.scoring import (
     Weights,
     closed_set_choice,
     group_probs,
@@ -82,7 +82,7 @@ from localrag.scoring import (
     total_score,
 )
 from localrag.settings import Settings
-from localrag.units import join_units, plain_text, split_units
+from localrag.answering.label.units import join_units, plain_text, split_units
 from models.base import LanguageModel, Step, StopRule
 from models.reflection import (
     PARAGRAPH_CLOSE,
@@ -98,7 +98,7 @@ Retrieve = Callable[[str, int], list[Passage]]
 
 
 class SupportCritic(Protocol):
-    """The part of a fallback critic (localrag.critics) this engine uses."""
+    """The part of a fallback critic (localrag.answering.judge.critics) this engine uses."""
 
     name: str
 

@@ -2,9 +2,9 @@
 sentence supported?
 
 A Self-RAG model critiques itself with reflection tokens. An ordinary instruct model has
-none, so `localrag.instruct` asks a *critic* instead. Two kinds exist:
+none, so `localrag.answering.generate.instruct` asks a *critic* instead. Two kinds exist:
 
-- `ModelCritic` (localrag.model_critic): the instruct model itself, asked short yes/no or
+- `ModelCritic` (localrag.answering.judge.model_critic): the instruct model itself, asked short yes/no or
   graded questions through its chat template, read from its next-token log-probs.
 - `EmbeddingCritic` (here): sentence embeddings plus lexical overlap; no generation.
 
@@ -17,7 +17,7 @@ sentences, labelled by careful reading; constants set on the dev half only), rec
 `MEASURED_TEST`: "fully" precision 0.93, no noise labelled supported, "partially" never
 given (it was right 2 of 10 times), relevance AUC 0.75 (so relevance is not checked).
 
-Noise (localrag.noise: markup, code fragments, repeats, filler, echoes) is labelled "none"
+Noise (localrag.answering.judge.noise: markup, code fragments, repeats, filler, echoes) is labelled "none"
 before anything else. A sentence is "fully" supported only when it copies the passage in
 one run of words with every key token present (`SupportRules`); "none" when key tokens or
 most content words are missing; otherwise "unchecked": the critic abstains.
@@ -39,10 +39,10 @@ from typing import Protocol
 
 import numpy as np
 
-from localrag import lexical
-from localrag.request_kind import RequestClassifier
-from localrag.noise import noise_kind
-from localrag.scoring import SupportLabel, s_sup
+from localrag.answering.judge import lexical
+from localrag.answering.decide import RequestClassifier
+from localrag.answering.judge.noise import noise_kind
+from localrag.answering.judge.scoring import SupportLabel, s_sup
 
 Embed = Callable[[list[str]], np.ndarray]
 """texts -> (n, dim) array of L2-normalised embeddings (indexer.embedder.Embedder.encode)."""
@@ -56,7 +56,7 @@ class SupportJudgement:
     p_partial: float
     p_none: float
     label: SupportLabel          # "fully" / "partially" / "none" / "unchecked"
-    noise: str | None = None     # the noise kind (localrag.noise) when it is noise
+    noise: str | None = None     # the noise kind (localrag.answering.judge.noise) when it is noise
 
     @property
     def score(self) -> float:
@@ -161,7 +161,7 @@ class EmbeddingCalibration:
 
 class EmbeddingCritic:
     """Relevance and support from sentence embeddings plus lexical overlap; the retrieve
-    decision from the kind of request (localrag.request_kind)."""
+    decision from the kind of request (localrag.answering.decide)."""
 
     name = "embedding+lexical"
     decides_after_search = False
@@ -208,7 +208,7 @@ class EmbeddingCritic:
         the search rank (0 = first)."""
         if not passages:
             return np.zeros((0, 6))
-        from localrag.extract import AnswerScorer, question_terms
+        from localrag.answering.generate.extract import AnswerScorer, question_terms
 
         units = [lexical.split_sentences(p) or [p] for p in passages]
         flat = [u for us in units for u in us]
@@ -374,7 +374,7 @@ MEASURED: dict[str, CriticFigures] = {
         support=Measured(auc=0.43, accuracy=0.55),
     ),
     # the embedding + lexical critic. retrieve: the request-kind decision
-    # (localrag.request_kind) on the held-out test half of tests/data/decision (60
+    # (localrag.answering.decide) on the held-out test half of tests/data/decision (60
     # prompts; tests/test_request_kind.py); relevance and support: in-sample, their
     # calibration was set on critic_cases.json
     # (the hand-made set; the real-document test figures of the labels are MEASURED_TEST)
@@ -494,7 +494,7 @@ def choose_critic(model: object | None, embed: Embed, *,
     if figures is None or not any(trusted(f) for f in
                                   (figures.retrieve, figures.relevance, figures.support)):
         return embedding
-    from localrag.model_critic import ModelCritic
+    from localrag.answering.judge.model_critic import ModelCritic
 
     judge = ModelCritic(model)  # type: ignore[arg-type]
     return CompositeCritic(

@@ -6,8 +6,8 @@ renormalised probabilities). The released Self-RAG scripts divided raw log-proba
 which inverts the retrieval decision; nothing here ever does arithmetic on log-probs
 except `exp`.
 
-Shared by the Self-RAG engine (`localrag.selfrag`) and the instruct-model critic
-(`localrag.instruct`), so the weights and thresholds mean the same thing for both.
+Shared by the Self-RAG engine (`localrag.answering.generate.selfrag`) and the instruct-model critic
+(`localrag.answering.generate.instruct`), so the weights and thresholds mean the same thing for both.
 """
 
 from __future__ import annotations

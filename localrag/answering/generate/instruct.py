@@ -1,7 +1,7 @@
 """The answer loop for ordinary instruct models: same answer shape as Self-RAG.
 
 A model without reflection tokens cannot critique itself with them, so a critic
-(localrag.critics) answers the three questions instead: retrieve?, is this passage
+(localrag.answering.judge.critics) answers the three questions instead: retrieve?, is this passage
 relevant?, is this sentence supported? The loop is Self-RAG's short-form one
 (../shared/design/SELFRAG.md sections 3-4):
 
@@ -34,15 +34,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from indexer.records import Passage
-from localrag.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
-from localrag.critics import RELEVANT_AT, Critic, Embed, SupportJudgement, choose_critic
+from localrag.answering.label.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
+from localrag.answering.judge.critics import RELEVANT_AT, Critic, Embed, SupportJudgement, choose_critic
 from localrag.errors import AnswerCancelled, LocalragError
-from localrag.extract import Quote, Span, fit_window, line_at, select_quotes
-from localrag.noise import near_repeat
-from localrag.model_critic import chat_tokens
-from localrag.units import Unit, split_units
-from localrag.scoring import closed_set_choice, mean_logprob, should_retrieve, total_score
-from localrag.selfrag import EngineConfig
+from localrag.answering.generate.extract import Quote, Span, fit_window, line_at, select_quotes
+from localrag.answering.judge.noise import near_repeat
+from localrag.answering.judge.model_critic import chat_tokens
+from localrag.answering.label.units import Unit, split_units
+from localrag.answering.judge.scoring import closed_set_choice, mean_logprob, should_retrieve, total_score
+from localrag.answering.generate.selfrag import EngineConfig
 from models.base import Generation, LanguageModel
 
 Retrieve = Callable[[str, int], list[Passage]]
@@ -101,7 +101,7 @@ _ECHO = re.compile(r"^(using only this note|answer the question using only|quest
 
 
 def answer_units(text: str, question: str, *, complete: bool = True) -> list[Unit]:
-    """The units (localrag.units) of a generated answer worth showing and judging.
+    """The units (localrag.answering.label.units) of a generated answer worth showing and judging.
 
     Small instruct models echo the prompt ("Using only this note, answer ...") and copy
     bare Markdown headings from the note; shown as answer sentences those would be
@@ -344,7 +344,7 @@ class _Run:
         return segments
 
     def _quotes(self, passages: list[Passage], chosen: list[int]) -> list[Quote]:
-        """The passage sentences that answer the question (localrag.extract)."""
+        """The passage sentences that answer the question (localrag.answering.generate.extract)."""
         embed = self.e.embed
         if embed is None or self.e.max_quotes <= 0:
             return []

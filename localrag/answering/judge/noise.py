@@ -6,7 +6,7 @@ and over ("enum.rst.txt: enum.rst.txt: ..."), the prompt ("Using only this note 
 and filler ("I hope this helps."). Lexical overlap with the passage makes such lines look
 "supported", so the critic asks `noise_kind` first: a noise sentence is never labelled
 supported, and the answer leaves it out. Passage sentences go through the same test
-before they are quoted (localrag.extract).
+before they are quoted (localrag.answering.generate.extract).
 
 Every function takes plain text and knows nothing of the engine, so it composes with any
 unit splitter and any markup cleaning done before it.
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from localrag import lexical
+from localrag.answering.judge import lexical
 
 NOISE_KINDS = ("markup", "code", "degenerate", "repeat", "echo", "filler", "fragment")
 """markup: a line of document syntax (directives, anchors, rules, definition terms);

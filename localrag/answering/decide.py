@@ -218,7 +218,7 @@ class RequestClassifier:
         return RequestKind(probability(feats, self.weights), cues)
 
 
-EXAMPLES = Path(__file__).with_name("data") / "request_examples.jsonl"
+EXAMPLES = Path(__file__).resolve().parent.parent / "data" / "request_examples.jsonl"
 
 
 def load_examples(path: Path = EXAMPLES) -> list[tuple[str, bool]]:

@@ -1,0 +1,1 @@
+"""The answer loops: Self-RAG (reflection tokens) and instruct models (a critic)."""

@@ -1,0 +1,1 @@
+"""Judging passages and sentences: reflection tokens, fallback critics, noise, scores."""

@@ -1,0 +1,1 @@
+"""What a person reads: units with a label and a citation each, and their rendering."""
