@@ -118,6 +118,16 @@ def recorded_app(gitdocs, embedder, tmp_path):
         assistant.close()
 
 
+def file_words(path: str) -> str:
+    """The file's own text as the index reads it: AsciiDoc markup cleaned line by line
+    (indexer.markup), every line in its place."""
+    from indexer.markup import clean_lines, sniff
+
+    raw = Path(path).read_text(encoding="utf-8")
+    kind = sniff(raw)
+    return clean_lines(raw, kind) if kind else raw
+
+
 async def show_recorded(pilot) -> None:
     await settle(pilot)
     pilot.app.open_chat(pilot.app.recorded_chat)
@@ -152,8 +162,12 @@ async def test_real_model_answer_with_code_blocks_on_screen(gitdocs, embedder, t
             answer = returned[0]
             view = list(app._turns.values())[-1]
             codes = [s for s in answer.segments if s.kind == "code"]
-            assert codes, ("the default model wrote no code block for this question: "
-                           f"{answer.text!r}; pick a question it answers with code")
+            # Since answers are built from quotes plus the model's checked sentences
+            # (issue 9), SmolLM2 reads passages cut to the part around the quotes and no
+            # longer writes a code block for this question; code blocks on screen are then
+            # checked on the fake-data tests (tests/test_tui_markdown.py) and here whenever
+            # the model writes one.
+            assert answer.segments, answer.notes
             # one widget, one symbol and one label per unit; code blocks are whole
             units = list(view.query(SegmentLine))
             assert [(u.segment.kind, u.segment.text) for u in units] == [
@@ -161,7 +175,10 @@ async def test_real_model_answer_with_code_blocks_on_screen(gitdocs, embedder, t
             blocks = list(view.query(CodeBlockLine))
             assert [b.segment for b in blocks] == codes
             text = screen_text(app)
-            assert sum(text.count(sym) for sym in LABEL_SYMBOL.values()) == len(units)
+            # one symbol per unit ("?", "not checked", also occurs in the question)
+            shown = {LABEL_SYMBOL[u.segment.label] for u in units} - {"?"}
+            assert sum(text.count(sym) for sym in shown) == len(
+                [u for u in units if LABEL_SYMBOL[u.segment.label] != "?"])
             for seg in answer.segments:                     # never a markup fragment
                 assert any(c.isalpha() for c in seg.text), seg.text
             lines = screen_lines(app)
@@ -176,14 +193,15 @@ async def test_real_model_answer_with_code_blocks_on_screen(gitdocs, embedder, t
                 await pilot.press("c")
                 assert app.clipboard == code_body(block.segment.text)
 
-            # the source of the first code block: the real text around the real passage
-            blocks[0].focus()
+            # the source of the first cited unit: the real text around the real passage
+            cited = next(u for u in units if u.segment.citation is not None)
+            cited.focus()
             await pilot.press("enter")
             await settle(pilot)
             screen = app.screen
             assert isinstance(screen, SourceScreen)
-            passage = answer.passages[codes[0].citation].passage
-            file_text = Path(passage.path).read_text(encoding="utf-8")
+            passage = answer.passages[cited.segment.citation].passage
+            file_text = file_words(passage.path)
             body = screen.query_one("#source-body").render()
             shown = str(body)
             assert passage.text in shown and len(shown) > len(passage.text)
@@ -209,11 +227,14 @@ async def test_real_model_answer_with_code_blocks_on_screen(gitdocs, embedder, t
 # --- snapshots of recorded real answers ---------------------------------------------------------
 
 def test_recorded_real_answer_is_current(gitdocs, embedder):
-    """The recording matches this corpus and chunker, and has prose and code."""
+    """The recording matches this corpus and chunker, and has a quote and the model's prose
+    (it has no code block since issue 9: see the live test)."""
     with open_assistant(gitdocs, embedder) as assistant:
         answer = recorded_answer(CODE_QUESTION, gitdocs, assistant)
     kinds = [s.kind for s in answer.segments]
-    assert "code" in kinds and "sentence" in kinds
+    assert "sentence" in kinds
+    assert any(s.origin == "quote" for s in answer.segments)
+    assert any(s.origin == "model" for s in answer.segments)
     assert answer.model.lower().startswith("smollm2")
 
 
@@ -243,14 +264,14 @@ def test_real_source_panel(snap_compare, recorded_app, size):
     async def source(pilot):
         await show_recorded(pilot)
         view = list(pilot.app._turns.values())[-1]
-        block = view.query(CodeBlockLine).first()
+        block = next(line for line in view.query(SegmentLine) if line.segment.citation is not None)
         block.focus()
         await pilot.press("enter")
         await settle(pilot)
         screen = pilot.app.screen
         assert isinstance(screen, SourceScreen)
         passage = screen.passage
-        text = Path(passage.path).read_text(encoding="utf-8")
+        text = file_words(passage.path)
         shown = str(screen.query_one("#source-body").render())
         assert passage.text in shown and shown in text and len(shown) > len(passage.text)
     assert snap_compare(recorded_app(), run_before=source, terminal_size=size)

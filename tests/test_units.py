@@ -215,3 +215,20 @@ def test_instruct_answer_drops_a_looping_list():
     assert answer_sentences(looped, "How?") == [
         "1. Use git init to create a repository.",
         "2. Use the git clone command to clone the repository."]
+
+
+def test_a_whole_code_block_is_judged_by_its_lines_not_dropped_as_a_code_fragment():
+    from localrag.answering.generate.instruct import code_block_judgement
+    from localrag.answering.judge.critics import SupportJudgement
+
+    passage = "To stash your work:\n\n    git stash push -m wip\n    git stash pop\n"
+    noise = SupportJudgement(0.0, 0.0, 1.0, "none", noise="code")
+    block = split_units("```\ngit stash push -m wip\ngit stash pop\n```")[0]
+    assert block.kind == "code"
+    assert code_block_judgement(block, noise, passage).label == "fully"
+    invented = split_units("```\ngit stash --everything\n```")[0]
+    judged = code_block_judgement(invented, noise, passage)
+    assert judged.label == "unchecked" and judged.noise is None
+    # a bare command line inside prose is still a code fragment: noise stays noise
+    line = split_units("git stash pop")[0]
+    assert line.kind == "sentence" and code_block_judgement(line, noise, passage) is noise

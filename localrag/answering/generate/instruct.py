@@ -133,6 +133,22 @@ def answer_sentences(text: str, question: str, *, complete: bool = True) -> list
     return [u.text for u in answer_units(text, question, complete=complete)]
 
 
+def code_block_judgement(unit: Unit, judgement: SupportJudgement,
+                         passage: str) -> SupportJudgement:
+    """A whole code block is a unit a person reads, not a code fragment: the critic's
+    noise rule ("code standing alone") does not apply to it. It is "fully" supported when
+    every line of its code stands in the passage (whitespace aside), else "unchecked":
+    commands cannot be checked by word overlap, so the label abstains rather than show
+    them as supported or hide them."""
+    if unit.kind != "code" or judgement.noise != "code":
+        return judgement
+    lines = [" ".join(line.split()) for line in unit.plain.splitlines() if line.strip()]
+    flat = " ".join(passage.split())
+    if lines and all(line in flat for line in lines):
+        return SupportJudgement(1.0, 0.0, 0.0, "fully")
+    return SupportJudgement(0.0, 1.0, 0.0, "unchecked")
+
+
 def common_prefix_len(seqs: Sequence[Sequence[int]]) -> int:
     """Length of the longest common prefix, leaving at least one token in each branch."""
     if not seqs:
@@ -442,6 +458,8 @@ class _Run:
                    sentences: list[Unit]) -> _Candidate:
         judgements = (self.critic.support([u.plain for u in sentences], text_for_critic)
                       if sentences else [])
+        judgements = [code_block_judgement(u, j, text_for_critic)
+                      for u, j in zip(sentences, judgements)]
         sup = (math.fsum(j.score for j in judgements) / len(judgements)) if judgements else 0.0
         rel = self.judgements[index].relevance
         total = total_score(rel=rel, sup=sup, use=None, seq_mean_logprob=seq_mean,
