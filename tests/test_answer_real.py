@@ -14,6 +14,8 @@ import re
 import shutil
 from pathlib import Path
 
+from indexer.markup import clean_lines, sniff
+
 import pytest
 
 from conftest_models import smollm2_model, smollm2_path  # noqa: F401  (pytest fixtures)
@@ -95,7 +97,10 @@ def test_the_answer_cites_the_right_file_and_labels_no_noise_supported(
     for s in ans.segments:
         if s.origin != "quote":
             continue
-        lines = Path(s.passage.path).read_text(encoding="utf-8").split("\n")
+        # the file as the index reads it: markup cleaned line by line, every line in place
+        raw = Path(s.passage.path).read_text(encoding="utf-8")
+        kind = sniff(raw)
+        lines = (clean_lines(raw, kind) if kind else raw).split("\n")
         from_line = " ".join(" ".join(lines[s.line - 1:]).split())
         pos = from_line.find(" ".join(s.text.split()))
         assert 0 <= pos <= len(" ".join(lines[s.line - 1].split())), (s.line, s.text)

@@ -221,7 +221,7 @@ def test_a_whole_code_block_is_judged_by_its_lines_not_dropped_as_a_code_fragmen
     from localrag.answering.generate.instruct import code_block_judgement
     from localrag.answering.judge.critics import SupportJudgement
 
-    passage = "To stash your work:\n\n    git stash push -m wip\n    git stash pop\n"
+    passage = "notes.md > Stash\nTo stash your work:\n\n    git stash push -m wip\n    git stash pop\n"
     noise = SupportJudgement(0.0, 0.0, 1.0, "none", noise="code")
     block = split_units("```\ngit stash push -m wip\ngit stash pop\n```")[0]
     assert block.kind == "code"
@@ -229,6 +229,9 @@ def test_a_whole_code_block_is_judged_by_its_lines_not_dropped_as_a_code_fragmen
     invented = split_units("```\ngit stash --everything\n```")[0]
     judged = code_block_judgement(invented, noise, passage)
     assert judged.label == "unchecked" and judged.noise is None
+    # a block that only echoes the passage's title line is no command
+    title = split_units("```\nnotes.md > Stash\n```")[0]
+    assert code_block_judgement(title, noise, passage).label == "unchecked"
     # a bare command line inside prose is still a code fragment: noise stays noise
     line = split_units("git stash pop")[0]
     assert line.kind == "sentence" and code_block_judgement(line, noise, passage) is noise

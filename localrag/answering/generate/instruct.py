@@ -137,13 +137,15 @@ def code_block_judgement(unit: Unit, judgement: SupportJudgement,
                          passage: str) -> SupportJudgement:
     """A whole code block is a unit a person reads, not a code fragment: the critic's
     noise rule ("code standing alone") does not apply to it. It is "fully" supported when
-    every line of its code stands in the passage (whitespace aside), else "unchecked":
+    every line of its code stands in the passage's text (whitespace aside; the title line
+    "file > heading" does not count: a block echoing it is no command), else "unchecked":
     commands cannot be checked by word overlap, so the label abstains rather than show
     them as supported or hide them."""
     if unit.kind != "code" or judgement.noise != "code":
         return judgement
     lines = [" ".join(line.split()) for line in unit.plain.splitlines() if line.strip()]
-    flat = " ".join(passage.split())
+    body = passage.split("\n", 1)[1] if "\n" in passage else passage   # not the title line
+    flat = " ".join(body.split())
     if lines and all(line in flat for line in lines):
         return SupportJudgement(1.0, 0.0, 0.0, "fully")
     return SupportJudgement(0.0, 1.0, 0.0, "unchecked")
