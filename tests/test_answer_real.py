@@ -14,7 +14,7 @@ import re
 import shutil
 from pathlib import Path
 
-from indexer.markup import clean_lines, sniff
+from indexer.parsers import parse_bytes
 
 import pytest
 
@@ -98,9 +98,8 @@ def test_the_answer_cites_the_right_file_and_labels_no_noise_supported(
         if s.origin != "quote":
             continue
         # the file as the index reads it: markup cleaned line by line, every line in place
-        raw = Path(s.passage.path).read_text(encoding="utf-8")
-        kind = sniff(raw)
-        lines = (clean_lines(raw, kind) if kind else raw).split("\n")
+        path = Path(s.passage.path)
+        lines = parse_bytes(path.read_bytes(), ext=path.suffix).text.split("\n")
         from_line = " ".join(" ".join(lines[s.line - 1:]).split())
         pos = from_line.find(" ".join(s.text.split()))
         assert 0 <= pos <= len(" ".join(lines[s.line - 1].split())), (s.line, s.text)

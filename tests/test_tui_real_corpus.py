@@ -119,13 +119,11 @@ def recorded_app(gitdocs, embedder, tmp_path):
 
 
 def file_words(path: str) -> str:
-    """The file's own text as the index reads it: AsciiDoc markup cleaned line by line
-    (indexer.markup), every line in its place."""
-    from indexer.markup import clean_lines, sniff
+    """The file's own text as the index reads it (indexer.parsers: markup cleaned line by
+    line, every line in its place)."""
+    from indexer.parsers import parse_bytes
 
-    raw = Path(path).read_text(encoding="utf-8")
-    kind = sniff(raw)
-    return clean_lines(raw, kind) if kind else raw
+    return parse_bytes(Path(path).read_bytes(), ext=Path(path).suffix).text
 
 
 async def show_recorded(pilot) -> None:
