@@ -50,8 +50,13 @@ _SUBST = re.compile(r"\|([\w -]+)\|(?:__?)?")
 
 
 def _rst_backticks(text: str) -> str:
+    """Backtick markup removed; a line break inside the markup (`text\n<url>`_ wraps in
+    real files) stays, after the kept text, so the line count never changes."""
+    def keep_lines(m: re.Match[str], repl: str) -> str:
+        kept = m.expand(repl)
+        return kept + "\n" * (m.group(0).count("\n") - kept.count("\n"))
     for pattern, repl in _RST_BACKTICKS:
-        text = pattern.sub(repl, text)
+        text = pattern.sub(lambda m, r=repl: keep_lines(m, r), text)
     return text
 
 

@@ -68,6 +68,21 @@ def test_cleaning_keeps_every_line_in_place():
                 assert any(word.strip(":,.;*") in w for w in raw_words) or word in ("Note:",), (raw_line, clean_line)
 
 
+def test_a_link_wrapped_across_lines_keeps_the_line_count():
+    """Real kernel files wrap `text <url>`_ links (filesystems/fscrypt.rst:
+    `Android's key\nmanagement system\n<https://...>`_); the cleaner used to swallow those
+    line breaks, so the cleaned text lost lines and the whole file failed to index."""
+    text = ("Use the `fscrypt\n<https://github.com/google/fscrypt>`_ tool, or\n"
+            "`Android's key\nmanagement system\n<https://source.android.com/x>`_.\n\n"
+            "Section\n=======\n\nMore text.\n")
+    cleaned = clean_lines(text, "rst")
+    assert cleaned.count("\n") == text.count("\n")
+    assert cleaned.split("\n")[0] == "Use the fscrypt"
+    assert "Android's key" in cleaned and "https" not in cleaned
+    doc = parse_bytes(text.encode(), ext=".rst")      # raised IndexError before
+    assert doc.text.split("\n")[9] == "More text."
+
+
 def test_rst_markup_is_removed_and_prose_kept():
     cleaned = clean_lines(RST, "rst")
     for gone in ("SPDX", "_memory_allocation", "code-block", ":caption:", ":c:func:", ":ref:",
