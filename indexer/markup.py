@@ -68,11 +68,34 @@ def _rst_inline(line: str) -> str:
     return line
 
 
-def clean_rst_lines(lines: list[str]) -> list[str]:
+_RST_CODE_DIRECTIVES = {"code-block", "code", "sourcecode"}
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def clean_rst_lines(lines: list[str], literal: set[int] | None = None) -> list[str]:
+    """Lines of reST as a reader sees them. The body of a literal block (after a
+    paragraph ending in "::" or a code-block directive, indented deeper) is code and is
+    kept as written: inline cleaning would eat its quotes, "..." lines and asterisks."""
     out: list[str] = []
     in_directive = False      # right after a directive line: its :option: lines go too
-    for line in lines:
+    literal_at: int | None = None   # a literal block may follow, indented deeper than this
+    in_literal = False
+    for number, line in enumerate(lines):
         stripped = line.strip()
+        if literal_at is not None and (not stripped or _indent_of(line) > literal_at):
+            if stripped and not (in_directive and _RST_OPTION.match(line) and not in_literal):
+                in_literal = True
+            if in_literal:
+                if literal is not None:
+                    literal.add(number)
+                out.append(line)
+                in_directive = False
+                continue
+        elif stripped:
+            literal_at, in_literal = None, False
         if not stripped:
             out.append("")
             in_directive = False
@@ -90,6 +113,8 @@ def clean_rst_lines(lines: list[str]) -> list[str]:
             in_directive = True
             indent, _, name, arg = m.groups()
             base = name.rsplit(":", 1)[-1].lower()
+            if base in _RST_CODE_DIRECTIVES:
+                literal_at, in_literal = len(indent), False
             if base in _ADMONITIONS:
                 label = base.capitalize() if base != "seealso" else "See also"
                 out.append(f"{indent}{label}: {_rst_inline(arg)}".rstrip())
@@ -105,6 +130,7 @@ def clean_rst_lines(lines: list[str]) -> list[str]:
             line = line.replace("|", " ")   # a grid table row
         if line.endswith("::"):
             line = line[:-1]               # "as follows::" reads "as follows:"
+            literal_at, in_literal = _indent_of(line), False
         out.append(_rst_inline(line))
     return out
 
@@ -134,10 +160,10 @@ _ADOC_ATTR_ANY = re.compile(r"\{[\w-]+\}")
 
 def _adoc_inline(line: str) -> str:
     line = _ADOC_ANCHOR.sub("", line)
+    for ref, value in _ADOC_ATTR_REF.items():      # first: linkgit:git-web{litdd}browse[1]
+        line = line.replace(ref, value)
     line = _ADOC_LINKGIT.sub(r"\1(\2)", line)
     line = _ADOC_URL.sub(lambda m: m.group(2) or m.group(1), line)
-    for ref, value in _ADOC_ATTR_REF.items():
-        line = line.replace(ref, value)
     line = _ADOC_BACKTICK.sub(r"\1", line)
     line = _ADOC_PLUS.sub(r"\1", line)
     line = _ADOC_SINGLE.sub(r"\1", line)
@@ -146,15 +172,41 @@ def _adoc_inline(line: str) -> str:
     return line
 
 
+_ADOC_LISTING = re.compile(r"^(-{4,}|\.{4,})$")
+_ADOC_CALLOUT_ITEM = re.compile(r"^<\d+>\s+")
+
+
 def clean_asciidoc_lines(lines: list[str]) -> list[str]:
+    """Lines of AsciiDoc as a reader sees them. A listing or literal block (between
+    "----" or "...." lines) is code and is kept as written; its delimiters go. A
+    delimiter opens a block only after a blank line, a "+", a block attribute or a
+    block title: under a text line it is a two-line section title's underline."""
     out: list[str] = []
+    listing: str | None = None
+    prev = ""
     for line in lines:
         stripped = line.strip()
+        if listing is not None:
+            if _ADOC_LISTING.match(line.rstrip()) and line[0] == listing[0]:   # any length
+                listing = None
+                out.append("")
+            else:
+                out.append(line)
+            prev = line
+            continue
+        if _ADOC_LISTING.match(line.rstrip()) and not (      # delimiters start the line
+                prev.strip() and abs(len(prev.strip()) - len(stripped)) <= 2):
+            listing = stripped
+            out.append("")
+            prev = line
+            continue
+        prev = line
         if not stripped or _ADORN.match(line) or _ADOC_DELIM.match(stripped) \
                 or _ADOC_MACRO_LINE.match(stripped) or _ADOC_ATTR_ENTRY.match(line) \
                 or _ADOC_BLOCK_ATTR.match(stripped):
             out.append("")
             continue
+        line = _ADOC_CALLOUT_ITEM.sub("", line)      # "<1> Create a .git directory."
         m = _ADOC_TITLE.match(line)
         if m:
             out.append(_adoc_inline(m.group(2)))
@@ -244,8 +296,20 @@ _ACROSS = {
 
 def clean_lines(text: str, kind: str) -> str:
     """`text` cleaned as `kind` markup; the same number of lines, each in its place."""
-    if kind == "rst":   # backtick markup first, on the whole text: it may span a line break
-        text = _rst_backticks(text)
+    if kind == "rst":   # backtick markup first: it may span a line break (not in code)
+        raw = text.split("\n")
+        literal: set[int] = set()
+        clean_rst_lines(raw, literal)
+        runs: list[str] = []
+        start = 0
+        for i in range(len(raw) + 1):
+            if i == len(raw) or i in literal:
+                if i > start:
+                    runs.append(_rst_backticks("\n".join(raw[start:i])))
+                if i < len(raw):
+                    runs.append(raw[i])
+                start = i + 1
+        text = "\n".join(runs)
     lines = text.split("\n")
     cleaned = CLEANERS[kind](lines)
     assert len(cleaned) == len(lines)
@@ -258,21 +322,38 @@ def clean_lines(text: str, kind: str) -> str:
 # --- which markup is a .txt file? --------------------------------------------------------
 
 _SNIFF_RST = re.compile(r"^\.\. [\w:-]+::|^\.\. _[^:\n]+:\s*$|:(?:ref|doc|c:func|func|c:type|"
-                        r"option|kbd|code|file|term|envvar|manpage):`|^[^\n]*::\n\n", re.M)
+                        r"option|kbd|code|file|term|envvar|manpage):`", re.M)
 _SNIFF_ADOC = re.compile(r"linkgit:[\w.-]+\[\d\]|^(?:include|ifdef|ifndef|endif)::[^\n]*\[[^\n]*\]$|"
                          r"^\[\[[^\]\n]+\]\]$|^\[(?:verse|source[^\]\n]*|NOTE|listing|literal)\]$|"
-                         r"^:[\w-]+:\s", re.M)
+                         r"^\+$", re.M)      # "+" alone: AsciiDoc's list continuation
+# shared by both: a paragraph ending in "::" before a blank line (a reST literal block, an
+# AsciiDoc labelled list) and ":name: value" lines (reST field lists, AsciiDoc attributes)
+_SNIFF_EITHER = re.compile(r"^[^\n]*::\n\n|^:[\w-]+:\s", re.M)
+# Sphinx's `_sources` copies keep the source's own suffix before ".txt"
+_SUFFIX_KIND = {".rst": "rst", ".rest": "rst", ".md": "markdown", ".markdown": "markdown",
+                ".adoc": "asciidoc", ".asciidoc": "asciidoc"}
 
 
-def sniff(text: str) -> str | None:
-    """'rst' or 'asciidoc' for a .txt file written in that markup (Sphinx's `_sources`
-    folders, git's manuals), else None (plain text stays plain)."""
+def sniff(text: str, name: str = "") -> str | None:
+    """'rst', 'asciidoc' or 'markdown' for a .txt file written in that markup (Sphinx's
+    `_sources` folders, git's manuals), else None (plain text stays plain).
+
+    A name like `vm.rst.txt` says it; otherwise the text's own signs decide: reST
+    directives, roles and targets against AsciiDoc's linkgit:, include::[] and block
+    attributes. Signs both share (a line ending in "::", ":field:" lines) only count for
+    reST when no AsciiDoc sign outweighs them (git's manuals have many "--bare::" lines)."""
+    lower = name.lower()
+    if lower.endswith(".txt"):
+        kind = _SUFFIX_KIND.get("." + lower[:-4].rsplit(".", 1)[-1]) if "." in lower[:-4] else None
+        if kind is not None:
+            return kind
     sample = text[:200_000]
     rst = len(_SNIFF_RST.findall(sample))
     adoc = len(_SNIFF_ADOC.findall(sample))
+    either = len(_SNIFF_EITHER.findall(sample))
     if adoc >= 2 and adoc > rst:
         return "asciidoc"
-    if rst >= 2:
+    if rst + either >= 2:
         return "rst"
     return None
 

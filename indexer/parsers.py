@@ -36,8 +36,9 @@ class ParsedDoc:
     has_lines: bool = True           # False for PDF: cite pages, not lines
 
 
-def parse_bytes(data: bytes, *, ext: str) -> ParsedDoc:
-    """Dispatch on the extension; raises FileSkip with a reason a person can act on."""
+def parse_bytes(data: bytes, *, ext: str, name: str = "") -> ParsedDoc:
+    """Dispatch on the extension; raises FileSkip with a reason a person can act on.
+    `name` (the file's name) tells a `.txt` file's markup when it says it (`vm.rst.txt`)."""
     if ext == ".pdf":
         return parse_pdf(data)
     if ext == ".docx":
@@ -53,7 +54,9 @@ def parse_bytes(data: bytes, *, ext: str) -> ParsedDoc:
     if ext in RST_EXT:
         return clean_doc(parse_rst(text), "rst")
     if ext in PLAIN_EXT:
-        markup = sniff(text) if ext == ".txt" else None   # Sphinx _sources, git's manuals
+        markup = sniff(text, name) if ext == ".txt" else None   # Sphinx _sources, git's manuals
+        if markup == "markdown":
+            return clean_doc(parse_markdown(text), "markdown")
         if markup == "rst":
             return clean_doc(parse_rst(text), "rst")
         if markup == "asciidoc":

@@ -180,7 +180,7 @@ class UpdateRun:
             return
         sizer = self._sizer()   # outside the try: a broken tokenizer is a model error, not the file's
         try:
-            doc = parse_bytes(snap.data, ext=cand.ext)
+            doc = parse_bytes(snap.data, ext=cand.ext, name=name)
             chunks = chunk_document(doc, file_name=name, chunk_words=self.options.chunk_words,
                                     sizer=sizer)
         except reading.FileSkip as skip:

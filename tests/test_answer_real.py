@@ -99,7 +99,7 @@ def test_the_answer_cites_the_right_file_and_labels_no_noise_supported(
             continue
         # the file as the index reads it: markup cleaned line by line, every line in place
         path = Path(s.passage.path)
-        lines = parse_bytes(path.read_bytes(), ext=path.suffix).text.split("\n")
+        lines = parse_bytes(path.read_bytes(), ext=path.suffix, name=path.name).text.split("\n")
         from_line = " ".join(" ".join(lines[s.line - 1:]).split())
         pos = from_line.find(" ".join(s.text.split()))
         assert 0 <= pos <= len(" ".join(lines[s.line - 1].split())), (s.line, s.text)

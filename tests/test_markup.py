@@ -136,3 +136,39 @@ def test_git_manual_headings_become_titles():
     assert paths["--force:\n\tOverride the safeguards."] == ("git-worktree(1)", "DESCRIPTION")
     # a listing between ---- delimiters is not taken for a heading
     assert paths["$ git worktree list"] == ("git-worktree(1)", "DESCRIPTION")
+
+
+def test_code_blocks_are_kept_as_written():
+    """Inline cleaning inside a listing would change the code a person copies: AsciiDoc
+    emphasis quotes ('First part'), reST "..." lines and *globs* must stay."""
+    adoc = ("EXAMPLES\n--------\n\nTest each change:\n+\n----\n"
+            "$ git commit -m 'First part'     # commit it\n ...\n$ ls *.c\n----\n"
+            "+\nIt is 'quoted' prose.\n\nTitle under a line\n------------------\nText.\n")
+    cleaned = clean_lines(adoc, "asciidoc").split("\n")
+    assert cleaned[6] == "$ git commit -m 'First part'     # commit it"
+    assert cleaned[7:9] == [" ...", "$ ls *.c"]
+    assert cleaned[5] == cleaned[9] == ""               # the delimiters go
+    assert cleaned[11] == "It is quoted prose."          # prose is still cleaned
+    # a dash line under a text line of its length is a title's underline, no listing:
+    # the text after it is still cleaned
+    assert cleaned[14] == "" and cleaned[15] == "Text."
+    rst = ("Run this::\n\n    $ echo '*' > `pwd`/x\n    ...\n\nThen *read* it.\n\n"
+           ".. code-block:: sh\n   :caption: demo\n\n   ls *.rst\n")
+    lines = clean_lines(rst, "rst").split("\n")
+    assert lines[0] == "Run this:"
+    assert lines[2:4] == ["    $ echo '*' > `pwd`/x", "    ..."]
+    assert lines[5] == "Then read it."
+    assert lines[8] == "" and lines[10] == "   ls *.rst"
+
+
+def test_which_markup_a_txt_file_is():
+    # Sphinx's _sources copies say it in their names, whatever the text looks like
+    assert sniff("Plain words only.\n", "vm.rst.txt") == "rst"
+    assert sniff("Plain words only.\n", "README.md.txt") == "markdown"
+    # git's manuals have many "--bare::" terms (a reST-looking sign) but AsciiDoc's own
+    git_page = ("git-init(1)\n===========\n\n--quiet::\n\n\tOnly print errors.\n\n"
+                "--bare::\n\n\tCreate a bare repository.\n\n--template=<dir>::\n\n\tx\n\n"
+                "See linkgit:git-add[1].\n+\nMore.\n\ninclude::config/init.txt[]\n")
+    assert sniff(git_page, "git-init.txt") == "asciidoc"
+    doc = parse_bytes(git_page.encode(), ext=".txt", name="git-init.txt")
+    assert "git-add(1)" in doc.text and "linkgit" not in doc.text

@@ -113,3 +113,39 @@ def test_fit_window_keeps_the_quote_and_its_neighbours_within_budget():
     assert "number 10 " in fitted and count(fitted) <= 16
     assert fitted in text                       # a verbatim slice
     assert "number 11 " in fitted               # the next sentence before the one before
+
+
+def test_a_quoted_sentence_brings_the_code_block_it_introduces():
+    """git-init.txt's EXAMPLES as the index reads it (AsciiDoc cleaned: the listing's
+    "----" lines blank, its lines kept as written): the sentence ending in ":" is quoted
+    with its whole listing, callouts gone, at the listing's own offsets."""
+    from indexer.parsers import parse_bytes
+    from localrag.answering.generate.extract import code_after
+
+    raw = ("EXAMPLES\n--------\n\nStart a new Git repository for an existing code base::\n+\n"
+           "----------------\n$ cd /path/to/my/codebase\n$ git init      <1>\n"
+           "$ git add .     <2>\n----------------\n+\n<1> Create a .git directory.\n"
+           "<2> Add all existing files to the index.\n\nSee linkgit:git-add[1] for more.\n"
+           "include::config/init.txt[]\n")
+    text = parse_bytes(raw.encode(), ext=".txt", name="git-init.txt").text
+    assert text.count("\n") == raw.count("\n")
+    quotes = select_quotes("How do I start a git repository for an existing code base?",
+                           [text], _bag_embed, max_quotes=1)
+    assert quotes[0].span.text == "Start a new Git repository for an existing code base:"
+    code = quotes[0].code
+    assert code is not None
+    assert code.text == "$ cd /path/to/my/codebase\n$ git init\n$ git add ."
+    assert text[code.start:code.end].startswith("$ cd /path/to/my/codebase")
+    assert line_at(text, code.start, 1) == 7            # the file's line of "$ cd ..."
+    # a sentence ending in ":" before prose, a list or an option term brings nothing
+    for other in ("The options are the following:\n\n- the first one;\n- the second one.\n",
+                  "It works like this:\nyou run it, and it answers.\n",
+                  "-b <branch-name>:\n--initial-branch=<branch-name>:\n"):
+        span = sentence_spans(other)[0]
+        assert code_after(other, span) is None, other
+    # an indented literal block (reST "::"), blank line inside, dedented
+    rst = ("To clear the bits for all pages:\n\n    > echo 1 > /proc/PID/clear_refs\n\n"
+           "    > cat /proc/PID/smaps\n\nThat is all.\n")
+    block = code_after(rst, sentence_spans(rst)[0])
+    assert block is not None
+    assert block.text == "> echo 1 > /proc/PID/clear_refs\n\n> cat /proc/PID/smaps"

@@ -123,7 +123,7 @@ def file_words(path: str) -> str:
     line, every line in its place)."""
     from indexer.parsers import parse_bytes
 
-    return parse_bytes(Path(path).read_bytes(), ext=Path(path).suffix).text
+    return parse_bytes(Path(path).read_bytes(), ext=Path(path).suffix, name=Path(path).name).text
 
 
 async def show_recorded(pilot) -> None:
@@ -160,12 +160,18 @@ async def test_real_model_answer_with_code_blocks_on_screen(gitdocs, embedder, t
             answer = returned[0]
             view = list(app._turns.values())[-1]
             codes = [s for s in answer.segments if s.kind == "code"]
-            # Since answers are built from quotes plus the model's checked sentences
-            # (issue 9), SmolLM2 reads passages cut to the part around the quotes and no
-            # longer writes a code block for this question; code blocks on screen are then
-            # checked on the fake-data tests (tests/test_tui_markdown.py) and here whenever
-            # the model writes one.
-            assert answer.segments, answer.notes
+            # the answer quotes git-init.txt's EXAMPLES: the sentence, then its whole
+            # listing as one code unit, cited at the listing's first line
+            quoted = [s for s in codes if s.origin == "quote"]
+            assert quoted, [(s.kind, s.origin, s.text) for s in answer.segments]
+            block = quoted[0]
+            assert block.label == "fully" and block.passage.path.endswith("git-init.txt")
+            assert code_body(block.text).split("\n")[:2] == ["$ cd /path/to/my/codebase",
+                                                             "$ git init"]
+            file_lines = Path(block.passage.path).read_text(encoding="utf-8").split("\n")
+            assert file_lines[block.line - 1].startswith("$ cd /path/to/my/codebase")
+            intro = answer.segments[answer.segments.index(block) - 1]
+            assert intro.origin == "quote" and intro.text.endswith("code base:")
             # one widget, one symbol and one label per unit; code blocks are whole
             units = list(view.query(SegmentLine))
             assert [(u.segment.kind, u.segment.text) for u in units] == [
@@ -225,13 +231,14 @@ async def test_real_model_answer_with_code_blocks_on_screen(gitdocs, embedder, t
 # --- snapshots of recorded real answers ---------------------------------------------------------
 
 def test_recorded_real_answer_is_current(gitdocs, embedder):
-    """The recording matches this corpus and chunker, and has a quote and the model's prose
-    (it has no code block since issue 9: see the live test)."""
+    """The recording matches this corpus and chunker, and has prose and a whole code
+    block quoted from the file, and the model's own prose."""
     with open_assistant(gitdocs, embedder) as assistant:
         answer = recorded_answer(CODE_QUESTION, gitdocs, assistant)
     kinds = [s.kind for s in answer.segments]
-    assert "sentence" in kinds
-    assert any(s.origin == "quote" for s in answer.segments)
+    assert "sentence" in kinds and "code" in kinds
+    code = next(s for s in answer.segments if s.kind == "code")
+    assert code.origin == "quote" and "$ git init" in code_body(code.text).split("\n")
     assert any(s.origin == "model" for s in answer.segments)
     assert answer.model.lower().startswith("smollm2")
 

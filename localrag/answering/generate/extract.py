@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from localrag.answering.judge import lexical
-from localrag.answering.judge.noise import is_markup, noise_kind
+from localrag.answering.judge.noise import is_code, is_markup, noise_kind
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -82,11 +82,81 @@ def line_at(text: str, offset: int, first_line: int | None) -> int | None:
 
 @dataclass(frozen=True)
 class Quote:
-    """One passage sentence chosen to answer the question."""
+    """One passage sentence chosen to answer the question, and the code block it
+    introduces, if it does ("Start a new repository for an existing code base:" and the
+    commands under it): without its block such a sentence says nothing."""
 
     passage: int        # index into the passages given
     span: Span
     score: float        # answer score in [0, 1] (higher: more likely to answer)
+    code: Span | None = None   # the block's lines, dedented, as one text (see code_after)
+
+
+_CALLOUT = re.compile(r"(?:\s+<\d+>)+\s*$")      # AsciiDoc callouts: "$ git init   <1>"
+_PROSE_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+[A-Za-z]")
+MAX_CODE_LINES = 40
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(8)) - len(line.expandtabs(8).lstrip())
+
+
+def code_after(text: str, span: Span) -> Span | None:
+    """The code block that the sentence `span` of `text` introduces, or None.
+
+    A sentence introduces a block when it ends with ":" and the next lines that carry
+    words (after blank lines and lines of markup such as AsciiDoc's "+") are code: each
+    line indented deeper than the sentence's own line, or a code line by itself (a shell
+    prompt, a command with options, symbols where prose has words: noise.is_code). The
+    block runs to the first line that is neither (a blank line inside an indented block
+    is kept when the block goes on after it). Its lines are returned dedented, with
+    AsciiDoc callouts (`<1>`) removed; start/end are the block's offsets in `text`.
+    A block longer than MAX_CODE_LINES is not quoted (that is a listing, not an example)."""
+    if not span.text.rstrip().endswith(":") or len(span.text.split()) < 3 or is_code(span.text):
+        return None                    # an option term ("-b <name>:") introduces nothing
+    line_start = text.rfind("\n", 0, span.start) + 1
+    base = _indent(text[line_start:span.start + 1])
+    nl = text.find("\n", span.end)
+    if nl == -1:
+        return None
+    pos = nl + 1
+    lines = text[pos:].split("\n")
+    offsets, at = [], pos
+    for line in lines:
+        offsets.append(at)
+        at += len(line) + 1
+    i = 0
+    while i < len(lines) and not any(ch.isalnum() for ch in lines[i]):
+        i += 1                         # blank lines, "+", "::": nothing to read
+    body: list[int] = []
+    j = i
+    while j < len(lines):
+        line = lines[j]
+        if not line.strip():
+            k = j
+            while k < len(lines) and not lines[k].strip():
+                k += 1
+            if body and k < len(lines) and _indent(lines[k]) > base and \
+                    _indent(lines[body[0]]) > base:
+                j = k                  # a blank line inside an indented block
+                continue
+            break
+        if not (_indent(line) > base or is_code(line) or body):
+            break                      # a listing goes on to its blank line (its "----" went)
+        body.append(j)
+        j += 1
+    if not body or len(body) > MAX_CODE_LINES:
+        return None
+    first, last = body[0], body[-1]
+    block = lines[first:last + 1]
+    words = [x for x in block if x.strip()]
+    if any(_PROSE_ITEM.match(x) and not is_code(x) for x in words) or \
+            2 * sum(is_code(x) for x in words) < len(words):
+        return None                    # an indented list or paragraph, not code
+    depth = min(_indent(x) for x in block if x.strip())
+    shown = [_CALLOUT.sub("", x.expandtabs(8)[depth:]).rstrip() for x in block]
+    start, end = offsets[first], offsets[last] + len(lines[last])
+    return Span(start, end, "\n".join(shown))
 
 
 def question_terms(question: str) -> list[str]:
@@ -145,8 +215,9 @@ def candidate_units(text: str, *, question: str = "",
     for span in split(text):
         if span.start == 0 and span.text[:1].islower():
             continue                 # the passage starts mid-sentence (chunk overlap)
-        if noise_kind(span.text, question=question, earlier=[s.text for s in out]) is None:
-            out.append(span)
+        kind = noise_kind(span.text, question=question, earlier=[s.text for s in out])
+        if kind is None or (kind == "filler" and code_after(text, span) is not None):
+            out.append(span)         # "... like this:" is no filler when its code follows
     return out
 
 
@@ -186,7 +257,8 @@ def select_quotes(question: str, passages: Sequence[str], embed: Embed, *,
     for k in order:
         if scores[k] < min_score or scores[k] < relative * top or len(quotes) >= max_quotes:
             break
-        quotes.append(Quote(units[k][0], units[k][1], scores[k]))
+        i, span = units[k]
+        quotes.append(Quote(i, span, scores[k], code_after(passages[i], span)))
     return quotes
 
 
@@ -225,5 +297,5 @@ def fit_window(text: str, anchors: Sequence[Span], budget: int,
     return text[spans[lo].start:spans[hi].end]   # may exceed `budget`: anchors stay whole
 
 
-__all__ = ["Span", "Quote", "sentence_spans", "line_at", "select_quotes", "candidate_units",
+__all__ = ["Span", "Quote", "code_after", "sentence_spans", "line_at", "select_quotes", "candidate_units",
            "AnswerScorer", "question_terms", "fit_window"]

@@ -40,7 +40,7 @@ from localrag.errors import AnswerCancelled, LocalragError
 from localrag.answering.generate.extract import Quote, Span, fit_window, line_at, select_quotes
 from localrag.answering.judge.noise import near_repeat
 from localrag.answering.judge.model_critic import chat_tokens
-from localrag.answering.label.units import Unit, split_units
+from localrag.answering.label.units import Unit, fenced, split_units
 from localrag.answering.judge.scoring import closed_set_choice, mean_logprob, should_retrieve, total_score
 from localrag.answering.generate.selfrag import EngineConfig
 from models.base import Generation, LanguageModel
@@ -140,14 +140,21 @@ def code_block_judgement(unit: Unit, judgement: SupportJudgement,
     every line of its code stands in the passage's text (whitespace aside; the title line
     "file > heading" does not count: a block echoing it is no command), else "unchecked":
     commands cannot be checked by word overlap, so the label abstains rather than show
-    them as supported or hide them."""
+    them as supported or hide them. A block none of whose code lines stands in the
+    passage (comment lines aside) is "none": a command the file never gives is an
+    invented one (SmolLM2 writes `git init -rLf my_project.git` next to a passage whose
+    own commands the answer already quotes)."""
     if unit.kind != "code" or judgement.noise != "code":
         return judgement
     lines = [" ".join(line.split()) for line in unit.plain.splitlines() if line.strip()]
     body = passage.split("\n", 1)[1] if "\n" in passage else passage   # not the title line
     flat = " ".join(body.split())
-    if lines and all(line in flat for line in lines):
+    found = [line in flat for line in lines]
+    if lines and all(found):
         return SupportJudgement(1.0, 0.0, 0.0, "fully")
+    code = [ok for line, ok in zip(lines, found) if not line.startswith(("#", "//", "/*"))]
+    if code and not any(code):
+        return SupportJudgement(0.0, 0.0, 1.0, "none")
     return SupportJudgement(0.0, 1.0, 0.0, "unchecked")
 
 
@@ -350,7 +357,7 @@ class _Run:
                        f"({self.critic.name}); the closest passages are listed, and the "
                        "model answered from its own knowledge")
             return []
-        segments = [self._quote_segment(q) for q in quotes]   # streamed as soon as chosen
+        segments = [seg for q in quotes for seg in self._quote_segments(q)]   # streamed at once
         with_quotes = list(dict.fromkeys(q.passage for q in quotes))
         order = with_quotes + [i for i in chosen if i not in with_quotes]
         generated = self._generate(passages, order[: self.e.max_candidates], quotes)
@@ -368,20 +375,27 @@ class _Run:
             return []
         found = select_quotes(self.question, [passages[i].text for i in chosen], embed,
                               max_quotes=self.e.max_quotes, min_score=self.e.quote_min_score)
-        return [Quote(chosen[q.passage], q.span, q.score) for q in found]
+        return [Quote(chosen[q.passage], q.span, q.score, q.code) for q in found]
 
-    def _quote_segment(self, quote: Quote) -> Segment:
+    def _quote_segments(self, quote: Quote) -> list[Segment]:
+        """A quote as answer units: its sentence, then the code block it introduces (one
+        unit, its lines as in the file, cited at the block's first line)."""
         self._check_cancel()
         passage = self.judgements[quote.passage].passage
-        line = line_at(passage.text, quote.span.start, passage.start_line)
-        seg = Segment(text=quote.span.text, label="fully",
-                      scores=Scores(rel=self.judgements[quote.passage].relevance, sup=1.0,
-                                    total=quote.score),
-                      citation=quote.passage, passage=passage, origin="quote", line=line,
-                      label_source="quote")
-        if self.on_segment is not None:
-            self.on_segment(seg)
-        return seg
+        scores = Scores(rel=self.judgements[quote.passage].relevance, sup=1.0, total=quote.score)
+        pieces = [("sentence", quote.span.text, quote.span.start, False)]
+        if quote.code is not None:
+            pieces.append(("code", fenced(quote.code.text.split("\n")), quote.code.start, True))
+        out = []
+        for kind, text, start, starts_block in pieces:
+            seg = Segment(text=text, kind=kind, starts_block=starts_block, label="fully",
+                          scores=scores, citation=quote.passage, passage=passage,
+                          origin="quote", line=line_at(passage.text, start, passage.start_line),
+                          label_source="quote")
+            out.append(seg)
+            if self.on_segment is not None:
+                self.on_segment(seg)
+        return out
 
     def _generate(self, passages: list[Passage], order: list[int],
                   quotes: list[Quote]) -> list[Segment]:
@@ -435,7 +449,8 @@ class _Run:
         if choice is not None:              # true/false, A-E: same answers pool their scores
             best = live[choice.best]
             self._note(choice.note(best.text))
-        return self._deliver(best, [q.span.text for q in quotes])
+        return self._deliver(best, [q.span.text for q in quotes] +
+                             [q.code.text for q in quotes if q.code is not None])
 
     def _fitted(self, passage: Passage, anchors: list[Span], budget: int) -> str:
         """The passage as the model reads it: around its quotes, at most
