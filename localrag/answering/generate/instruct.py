@@ -174,7 +174,7 @@ class InstructEngine:
     """Answers with an ordinary instruct model, labels from a critic."""
 
     def __init__(self, model: LanguageModel, *, config: EngineConfig, critic: Critic,
-                 embed: Embed | None = None, max_quotes: int = 3, max_candidates: int = 2,
+                 embed: Embed | None = None, max_quotes: int = 4, max_candidates: int = 2,
                  fit_tokens: int = 160, quote_min_score: float = 0.0) -> None:
         self.model = model
         self.config = config
