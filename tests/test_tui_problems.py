@@ -132,3 +132,31 @@ async def test_index_screen_over_the_real_index(tmp_path, embedder):
                 str(docs / f"scan_{i:02d}.tiff") for i in range(12)]
     finally:
         assistant.close()
+
+
+async def test_a_highlighted_file_shows_its_whole_reason_at_80_columns(tmp_path):
+    """At 80 columns a tree line cuts most reasons (and their fix) at the edge; the line
+    under the tree shows the highlighted file's path and whole reason, wrapped."""
+    fake = FakeAssistant(tmp_path / "data")
+    fake.add_root(tmp_path / "docs")
+    reason = ("cannot read DOCX: the zip archive is damaged or truncated (File is not a zip "
+              "file), as after an interrupted download or copy; copy it again or re-save it "
+              "from Word or LibreOffice")
+    fake._problems = [FileProblem("/docs/meeting-notes.docx", "error", reason, "damaged")]
+    app = create_app(fake, load_model=False, first_run_screen=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f3")
+        await settle(pilot)
+        tree = app.screen.query_one(ProblemTree)
+        detail = app.screen.query_one("#index-problem-detail")
+        assert str(detail.render()) == ""
+        tree.focus()
+        tree.move_cursor(groups(tree)["damaged"].children[0])
+        await pilot.pause()
+        shown = " ".join(str(detail.render()).split())
+        assert shown == f"meeting-notes.docx: {reason}"
+        assert detail.size.height >= 3                   # wrapped, not cut
+        tree.move_cursor(groups(tree)["damaged"])
+        await pilot.pause()
+        assert str(detail.render()) == ""

@@ -172,6 +172,20 @@ class IndexOverview(Vertical):
         yield table
         yield Static("", id="index-problems-title")
         yield ProblemTree(id="index-problems")
+        yield Static("", id="index-problem-detail")
+
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[object]) -> None:
+        """The highlighted file's whole reason, wrapped: a tree line cuts it at the
+        screen's edge (at 80 columns most reasons do not fit)."""
+        detail = self.query_one("#index-problem-detail", Static)
+        data = event.node.data
+        if isinstance(data, FileProblem):   # the name: the tree line starts with the path
+            name = data.path.rstrip("/").rsplit("/", 1)[-1] or data.path
+            text = Text(name, style="bold red" if data.state == "error" else "bold")
+            text.append(f": {data.reason}")
+            detail.update(text)
+        else:
+            detail.update("")
 
     def show_status(self, status: IndexStatus) -> None:
         counts = (f"{len(status.roots)} folder(s) · {status.files_indexed} files indexed · "
