@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import pytest
 
 from conftest_models import smollm2_model, smollm2_path  # noqa: F401  (pytest fixtures)
@@ -262,3 +264,22 @@ def test_embedding_critic_meets_the_label_targets_on_the_test_half(embed, real_s
     assert m["relevance_auc"] == pytest.approx(recorded.relevance_auc, abs=0.02)
     if recorded.partial_right is not None:
         assert m["partial_right"] == pytest.approx(recorded.partial_right, abs=0.03)
+
+
+def test_the_embedding_cache_bound_never_loses_a_text_being_looked_up():
+    """A long session (a bench run, a person asking many questions in the app) fills the
+    critic's cache past its bound; the clear used to happen between embedding the new
+    texts and looking up the cached ones, and the answer died with a KeyError."""
+    calls: list[int] = []
+
+    def embed(texts):
+        calls.append(len(texts))
+        return np.array([[float(len(t)), 1.0] for t in texts], dtype=np.float32)
+
+    critic = EmbeddingCritic(embed)
+    critic._vectors([f"text {i}" for i in range(4097)])          # past the bound
+    vecs = critic._vectors(["text 1", "a new sentence", "text 2"])  # cached and new mixed
+    expected = np.array([[6.0, 1.0], [14.0, 1.0], [6.0, 1.0]])
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    np.testing.assert_allclose(vecs, expected, rtol=1e-6)    # each text its own vector
+    assert calls[-1] <= 3                                      # the cleared cache re-embeds

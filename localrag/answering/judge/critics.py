@@ -179,11 +179,11 @@ class EmbeddingCritic:
         self._requests = RequestClassifier(self._vectors)
 
     def _vectors(self, texts: Sequence[str]) -> np.ndarray:
+        if len(self._cache) > 4096:      # bounded: one answer needs few texts. Cleared
+            self._cache.clear()          # before the lookup, never between it and the stack
         todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
         if todo:
             vecs = np.asarray(self._embed(list(todo)), dtype=np.float32)
-            if len(self._cache) > 4096:          # bounded: one answer needs few texts
-                self._cache.clear()
             for text, vec in zip(todo, vecs):
                 norm = float(np.linalg.norm(vec))
                 self._cache[text] = vec / norm if norm > 0 else vec
