@@ -80,6 +80,8 @@ class Embedder:
     in the cache folder; any failure there falls back to torch.
     """
 
+    WORD_PIECE_CACHE_MAX = 1_000_000   # distinct words remembered by count_tokens
+
     def __init__(self, model_dir: str = "", *, device: str | None = None,
                  backend: str = "auto", cache_dir: str | Path | None = None,
                  window: int | None = None) -> None:
@@ -189,11 +191,11 @@ class Embedder:
         if not texts:
             return []
         cache = self._word_pieces
+        if len(cache) > self.WORD_PIECE_CACHE_MAX:   # before the lookup: a clear between
+            cache.clear()                            # it and the sum lost cached words
         split = [t.split() for t in texts]
         missing = list({w for words in split for w in words if w not in cache})
         if missing:
-            if len(cache) > 1_000_000:
-                cache.clear()
             encodings = self.tokenizer().encode_batch(missing, add_special_tokens=False)
             cache.update(zip(missing, (len(e.ids) for e in encodings)))
         return [sum(cache[w] for w in words) for words in split]

@@ -80,3 +80,17 @@ def test_a_long_heading_path_still_leaves_room_for_text(tokenizer_embedder):
         assert _full_count(emb, embedding_text(c.title, c.text)) <= emb.window
     assert any("…" in c.title for c in chunks)        # the path was shortened for embedding
     assert _words_covered(doc, chunks)
+
+
+def test_word_piece_counts_survive_the_cache_bound(monkeypatch):
+    """Indexing a corpus with more distinct words than the count cache holds: the bound's
+    clear used to fall between finding the missing words and summing, and the next text
+    with an already-cached word raised KeyError (the file was reported in error)."""
+    from indexer.embedder import Embedder
+
+    emb = Embedder()
+    monkeypatch.setattr(Embedder, "WORD_PIECE_CACHE_MAX", 3)
+    first = emb.count_tokens(["alpha beta gamma delta"])          # 4 words: past the bound
+    again = emb.count_tokens(["alpha unseenword", "beta"])          # cached + new words
+    fresh = Embedder().count_tokens(["alpha unseenword", "beta"])
+    assert again == fresh and first == Embedder().count_tokens(["alpha beta gamma delta"])
