@@ -112,8 +112,10 @@ def code_after(text: str, span: Span) -> Span | None:
     words (after blank lines and lines of markup such as AsciiDoc's "+") are code: each
     line indented deeper than the sentence's own line, or a code line by itself (a shell
     prompt, a command with options, symbols where prose has words: noise.is_code). The
-    block runs to the first line that is neither (a blank line inside an indented block
-    is kept when the block goes on after it). Its lines are returned dedented, with
+    block runs to its first blank line (a listing's "----" delimiters are blank lines once
+    cleaned; a blank line inside an indented block is kept when the block goes on after
+    it), and at least half of its lines must be code lines, none a list item of prose.
+    Its lines are returned dedented, with
     AsciiDoc callouts (`<1>`) removed; start/end are the block's offsets in `text`.
     A block longer than MAX_CODE_LINES is not quoted (that is a listing, not an example)."""
     if not span.text.rstrip().endswith(":") or len(span.text.split()) < 3 or is_code(span.text):
