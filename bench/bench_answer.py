@@ -19,7 +19,12 @@ top 5, and over all of them.
 
 DIR is a localrag data directory holding an index of the corpus (for example made with
 `localrag --data-dir DIR index /path/to/corpus`); question files are relative to the
-indexed root.
+indexed root. The corpora the README's figures come from, from Debian's git-doc and
+linux-doc-6.1 packages:
+
+    mkdir -p C/git C/kernel && cp /usr/share/doc/git-doc/*.txt C/git/
+    rsync -a --files-from=bench/data/retrieval/answer-kernel-files.txt \
+        /usr/share/doc/linux-doc-6.1/html/_sources/ C/kernel/
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ often the quotes hold the answer.
         [--l2 1.0] [--cache F.json] [--test]
 
 G and K are localrag data directories holding indexes of the git manuals and of the
-kernel documentation (the corpora of bench/data/retrieval, indexed with `localrag index`).
+kernel documentation (the corpora bench/bench_answer.py's docstring says how to copy,
+indexed with `localrag index`).
 Each question is searched once (top 5). A candidate sentence is positive when it comes
 from the question's file and holds its key phrase.
 
