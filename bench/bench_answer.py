@@ -23,8 +23,8 @@ indexed root. The corpora the README's figures come from, from Debian's git-doc 
 linux-doc-6.1 packages:
 
     mkdir -p C/git C/kernel && cp /usr/share/doc/git-doc/*.txt C/git/
-    rsync -a --files-from=bench/data/retrieval/answer-kernel-files.txt \
-        /usr/share/doc/linux-doc-6.1/html/_sources/ C/kernel/
+    (cd /usr/share/doc/linux-doc-6.1/html/_sources && \
+     xargs -a "$OLDPWD/bench/data/retrieval/answer-kernel-files.txt" cp --parents -t "$OLDPWD/C/kernel")
 """
 
 from __future__ import annotations
