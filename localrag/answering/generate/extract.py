@@ -20,6 +20,7 @@ import numpy as np
 
 from localrag.answering.judge import lexical
 from localrag.answering.judge.noise import is_code, is_markup, noise_kind
+from localrag.answering.label.units import dedent_lines, indent_width
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -101,10 +102,6 @@ together, and on dev every cut that removed quotes removed answering ones first
 (scripts/fit_quote_scorer.py prints the table)."""
 
 
-def _indent(line: str) -> int:
-    return len(line.expandtabs(8)) - len(line.expandtabs(8).lstrip())
-
-
 def code_after(text: str, span: Span) -> Span | None:
     """The code block that the sentence `span` of `text` introduces, or None.
 
@@ -121,7 +118,7 @@ def code_after(text: str, span: Span) -> Span | None:
     if not span.text.rstrip().endswith(":") or len(span.text.split()) < 3 or is_code(span.text):
         return None                    # an option term ("-b <name>:") introduces nothing
     line_start = text.rfind("\n", 0, span.start) + 1
-    base = _indent(text[line_start:span.start + 1])
+    base = indent_width(text[line_start:span.start + 1])
     nl = text.find("\n", span.end)
     if nl == -1:
         return None
@@ -142,12 +139,12 @@ def code_after(text: str, span: Span) -> Span | None:
             k = j
             while k < len(lines) and not lines[k].strip():
                 k += 1
-            if body and k < len(lines) and _indent(lines[k]) > base and \
-                    _indent(lines[body[0]]) > base:
+            if body and k < len(lines) and indent_width(lines[k]) > base and \
+                    indent_width(lines[body[0]]) > base:
                 j = k                  # a blank line inside an indented block
                 continue
             break
-        if not (_indent(line) > base or is_code(line) or body):
+        if not (indent_width(line) > base or is_code(line) or body):
             break                      # a listing goes on to its blank line (its "----" went)
         body.append(j)
         j += 1
@@ -159,8 +156,8 @@ def code_after(text: str, span: Span) -> Span | None:
     if any(_PROSE_ITEM.match(x) and not is_code(x) for x in words) or \
             2 * sum(is_code(x) for x in words) < len(words):
         return None                    # an indented list or paragraph, not code
-    depth = min(_indent(x) for x in block if x.strip())
-    shown = [_CALLOUT.sub("", x.expandtabs(8)[depth:]).rstrip() for x in block]
+    depth = min(indent_width(x) for x in block if x.strip())
+    shown = [_CALLOUT.sub("", x).rstrip() for x in dedent_lines(block, depth)]
     start, end = offsets[first], offsets[last] + len(lines[last])
     return Span(start, end, "\n".join(shown))
 

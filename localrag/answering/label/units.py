@@ -87,11 +87,12 @@ _HAS_ALNUM = re.compile(r"[^\W_]")
 _END = re.compile(r"[.!?\u2026][\"')\]’”*_`]*$")
 
 
-def _indent(line: str) -> int:
+def indent_width(line: str) -> int:
+    """Leading spaces of `line`, tabs counted as 4 (how code units are shown)."""
     return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
 
 
-def _dedent(lines: Sequence[str], n: int) -> list[str]:
+def dedent_lines(lines: Sequence[str], n: int) -> list[str]:
     out = []
     for line in lines:
         line = line.expandtabs(4)
@@ -237,23 +238,23 @@ class _Parser:
         if not closed:
             while body and not body[-1].strip():
                 body.pop()
-        self._add(_Block("code", fenced(_dedent(body, indent), lang, closed=closed)))
+        self._add(_Block("code", fenced(dedent_lines(body, indent), lang, closed=closed)))
 
     def _indented_body(self, min_indent: int) -> list[str]:
         """Lines from self.i that are blank or indented more than `min_indent`."""
         body: list[str] = []
         while self.i < len(self.lines):
             line = self.lines[self.i]
-            if line.strip() and _indent(line) <= min_indent:
+            if line.strip() and indent_width(line) <= min_indent:
                 break
             body.append(line)
             self.i += 1
         body = _trim_blank(body)
-        indent = min((_indent(x) for x in body if x.strip()), default=0)
-        return _dedent(body, indent)
+        indent = min((indent_width(x) for x in body if x.strip()), default=0)
+        return dedent_lines(body, indent)
 
     def _rest_code(self, m: re.Match[str]) -> None:
-        base, lang = _indent(m.group(1)), m.group(2)
+        base, lang = indent_width(m.group(1)), m.group(2)
         self.i += 1
         # directive options (":linenos:") come first
         while self.i < len(self.lines) and re.match(r"^\s+:[\w-]+:", self.lines[self.i]):
@@ -297,12 +298,12 @@ class _Parser:
                 j = self.i
                 while j < len(self.lines) and not self.lines[j].strip():
                     j += 1
-                if j < len(self.lines) and _indent(self.lines[j]) >= content_col:
+                if j < len(self.lines) and indent_width(self.lines[j]) >= content_col:
                     lines += [""] * (j - self.i)
                     self.i = j
                     continue
                 break
-            ind = _indent(line)
+            ind = indent_width(line)
             if ind <= base and (_LIST_ITEM.match(line) or _FENCE.match(line) or
                                 _HEADING.match(line) or _THEMATIC.match(line)):
                 break                       # the next item, or a new block
@@ -314,7 +315,7 @@ class _Parser:
                 self.i += 1
                 while self.i < len(self.lines):
                     inner = self.lines[self.i]
-                    lines.append(inner.expandtabs(4)[min(base, _indent(inner)):].rstrip())
+                    lines.append(inner.expandtabs(4)[min(base, indent_width(inner)):].rstrip())
                     self.i += 1
                     s = inner.strip()
                     if s and set(s) == {fm.group(2)[0]} and len(s) >= len(fm.group(2)):
@@ -325,7 +326,7 @@ class _Parser:
         # continuation lines sit under the item's text
         out = [lines[0]]
         for extra in lines[1:]:
-            if extra and _indent(extra) < content_col - base:
+            if extra and indent_width(extra) < content_col - base:
                 extra = " " * (content_col - base) + extra.lstrip()
             out.append(extra)
         text = "\n".join(out).rstrip()
@@ -372,7 +373,7 @@ class _Parser:
             j = self.i
             while j < len(self.lines) and not self.lines[j].strip():
                 j += 1
-            if j < len(self.lines) and _indent(self.lines[j]) > 0:
+            if j < len(self.lines) and indent_width(self.lines[j]) > 0:
                 self.i = j
                 body = self._indented_body(0)
                 if body:
@@ -451,5 +452,6 @@ def join_units(units: Iterable[UnitLike]) -> str:
     return "".join(out)
 
 
-__all__ = ["Unit", "UnitKind", "code_body", "code_language", "fenced", "join_units",
+__all__ = ["Unit", "UnitKind", "code_body", "code_language", "dedent_lines", "fenced",
+           "indent_width", "join_units",
            "plain_text", "split_units", "unit_finished"]
