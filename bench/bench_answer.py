@@ -61,7 +61,7 @@ def main() -> int:
     ap.add_argument("--data-dir", type=Path, required=True)
     ap.add_argument("--questions", type=Path, required=True)
     ap.add_argument("--corpus", default="", help="only questions whose id starts with this")
-    ap.add_argument("--split", choices=("dev", "test", "all"), default="test")
+    ap.add_argument("--split", choices=("dev", "test", "heldout", "all"), default="test")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--max-tokens", type=int, default=0, help="default: the settings' value")

@@ -116,25 +116,54 @@ def fit(rows: list[dict], *, l2: float, steps: int = 60) -> dict[str, float]:
 
 
 def hits(rows: list[dict], weights: dict[str, float], *, max_quotes: int,
-         relative: float) -> tuple[int, int, float]:
+         relative: float, context: bool = True) -> tuple[int, int, float]:
     """(questions whose quotes hold the key phrase, questions whose passage is in the top 5,
-    mean quotes per question) with these weights."""
+    mean sentences shown per question) with these weights, chosen by extract.pick_quotes as
+    the engine does (with each quote's reading context unless `context` is False)."""
     scorer = ex.QuoteScorer(weights)
     hit = n = 0
     shown = []
     for r in rows:
         probs = [scorer.probability(f) for f in r["feats"]]
-        order = sorted(range(len(probs)), key=lambda k: (-probs[k], k))
-        kept = []
-        for k in order:
-            if len(kept) >= max_quotes or probs[k] < relative * probs[order[0]]:
-                break
-            kept.append(k)
-        shown.append(len(kept))
+        texts = [p["text"] for p in r["passages"]]
+        quotes = ex.pick_quotes(r["question"], texts, r["cands"], probs,
+                                max_quotes=max_quotes, relative=relative)
+        if not context:
+            quotes = [q for q in quotes if not q.context]
+        shown.append(len(quotes))
         if r["in_top5"]:
             n += 1
-            hit += any(r["y"][k] for k in kept)
+            hit += any(r["y"][k] for k, c in enumerate(r["cands"])
+                       if any(q.passage == c.passage and q.span.start == c.span.start
+                              for q in quotes))
     return hit, n, float(np.mean(shown)) if shown else 0.0
+
+
+def cross_validated(rows: list[dict], *, l2: float, folds: int = 5,
+                    seeds: tuple[int, ...] = (0, 1, 2)) -> None:
+    """Training + dev questions in `folds` folds (shuffled with each seed): fitted on the
+    other folds, scored on each; how often the quotes hold the key phrase, with and
+    without their reading context, for 3-5 quotes."""
+    import random
+
+    cells = {}
+    for mq in (3, 4, 5):
+        for context in (False, True):
+            hit = n = 0
+            shown = 0.0
+            for seed in seeds:
+                order = rows[:]
+                random.Random(seed).shuffle(order)
+                for f in range(folds):
+                    held = [r for i, r in enumerate(order) if i % folds == f]
+                    w = fit([r for i, r in enumerate(order) if i % folds != f], l2=l2)
+                    h, m, mean = hits(held, w, max_quotes=mq, relative=0.0, context=context)
+                    hit, n, shown = hit + h, n + m, shown + mean * len(held)
+            cells[(mq, context)] = f"{hit / n:.3f} ({shown / (len(rows) * len(seeds)):.2f})"
+    print(f"  {folds}-fold cross-validation over training + dev ({len(seeds)} shuffles): "
+          "share holding the key phrase (mean sentences shown)")
+    for (mq, context), cell in cells.items():
+        print(f"    {mq} quotes{' + reading context' if context else ''}: {cell}")
 
 
 def table(name: str, rows: list[dict], weights: dict[str, float]) -> None:
@@ -172,6 +201,7 @@ def main() -> int:
     table("module weights, dev", dev, ex.ANSWER_WEIGHTS)
     held = fit(train, l2=args.l2)
     table("fit on train, dev held out", dev, held)
+    cross_validated(train + dev, l2=args.l2)
     final = fit(train + dev, l2=args.l2)
     table("fit on train+dev, train+dev", train + dev, final)
     print("ANSWER_WEIGHTS =", json.dumps(final))

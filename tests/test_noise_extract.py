@@ -149,3 +149,57 @@ def test_a_quoted_sentence_brings_the_code_block_it_introduces():
     block = code_after(rst, sentence_spans(rst)[0])
     assert block is not None
     assert block.text == "> echo 1 > /proc/PID/clear_refs\n\n> cat /proc/PID/smaps"
+
+
+def test_a_quote_comes_with_the_sentences_it_cannot_be_read_without():
+    """git-bisect.txt's wording: "They make it stop ..." is chosen; the sentence it refers
+    back to comes before it, and a following "Otherwise ..." after it, both from the same
+    paragraph and in file order; the next paragraph's "This ..." does not."""
+    from localrag.answering.generate.extract import reading_context, candidate_units
+
+    text = ("Exit codes above 127 are special for the run script. They make it stop "
+            "immediately the bisection process. Otherwise the bisection goes on.\n\n"
+            "This paragraph is about something else entirely.")
+    units = candidate_units(text)
+    chosen = units[1]
+    assert chosen.text.startswith("They make it stop")
+    before, after = reading_context(text, units, chosen)
+    assert before is not None and before.text.startswith("Exit codes above 127")
+    assert after is not None and after.text == "Otherwise the bisection goes on."
+    before, after = reading_context(text, units, units[2])
+    assert before is not None and before.text.startswith("They make it stop")
+    assert after is None                       # "This paragraph ..." is a new paragraph
+    before, after = reading_context(text, units, units[0])
+    assert before is None                      # it does not open with a back-reference
+    assert after is not None and after.text.startswith("They make it stop")
+    # select_quotes: the chosen one once, its context around it, marked as context
+    quotes = select_quotes("Does bisect run stop when the script exits above 127?",
+                           [text], _bag_embed, max_quotes=1)
+    chosen = [q for q in quotes if not q.context]
+    assert len(chosen) == 1
+    texts = [q.span.text for q in quotes]
+    assert texts == sorted(texts, key=text.index)            # file order around it
+    assert len(set(texts)) == len(texts)
+    for q in quotes:
+        assert text[q.span.start:q.span.end].split() == q.span.text.split()
+        assert q.context in ("", "before", "after")
+
+
+def test_reading_context_skips_noise_and_code_blocks():
+    from localrag.answering.generate.extract import reading_context, candidate_units
+
+    text = ("Run the command like this:\n\n    $ make -j4 all\n\nThis builds everything.")
+    units = candidate_units(text)
+    intro = next(u for u in units if u.text.startswith("Run the command"))
+    _, after = reading_context(text, units, intro)
+    assert after is None       # its code block follows it, not the next sentence
+    for between in ("\n----\n", "\n\n", "\n+\n"):
+        text = f"Set the flag.{between}This enables the cache."
+        units = candidate_units(text)
+        last = next(u for u in units if u.text.startswith("This enables"))
+        before, _ = reading_context(text, units, last)
+        assert before is None, between   # a rule, a blank line, a "+": another block
+    text = "Set the flag.\nThis enables the cache."
+    units = candidate_units(text)
+    before, _ = reading_context(text, units, units[1])
+    assert before is not None and before.text == "Set the flag."   # a wrapped paragraph

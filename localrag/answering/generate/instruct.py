@@ -26,12 +26,13 @@ Without retrieval the model answers from its own knowledge; those sentences are 
 
 from __future__ import annotations
 
+
 import math
 import re
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from indexer.records import Passage
 from localrag.answering.label.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
@@ -375,7 +376,7 @@ class _Run:
             return []
         found = select_quotes(self.question, [passages[i].text for i in chosen], embed,
                               max_quotes=self.e.max_quotes, min_score=self.e.quote_min_score)
-        return [Quote(chosen[q.passage], q.span, q.score, q.code) for q in found]
+        return [replace(q, passage=chosen[q.passage]) for q in found]
 
     def _quote_segments(self, quote: Quote) -> list[Segment]:
         """A quote as answer units: its sentence, then the code block it introduces (one
