@@ -239,3 +239,23 @@ def test_a_whole_code_block_is_judged_by_its_lines_not_dropped_as_a_code_fragmen
     # a bare command line inside prose is still a code fragment: noise stays noise
     line = split_units("git stash pop")[0]
     assert line.kind == "sentence" and code_block_judgement(line, noise, passage) is noise
+
+
+def test_a_passage_score_reads_as_relevance_only_when_relevance_is_checked():
+    """An unchecked score orders the passages; it must not read as a relevance figure next
+    to "relevance not checked" (the sources list showed "rel 1.00  relevance not checked")."""
+    from indexer.records import Passage
+    from localrag.answering.label.answer import PassageJudgement
+    from localrag.answering.label.render import relevance_words
+    from tui.widgets.answer_view import source_text
+
+    p = Passage(1, "/notes/a.md", "a.md", "Text.", 1, 1, None, 0, 5, 0.5)
+    assert relevance_words(PassageJudgement(p, 0.87, None)) == "score 0.87, relevance not checked"
+    assert relevance_words(PassageJudgement(p, 0.87, True)) == "relevance 0.87"
+    assert relevance_words(PassageJudgement(p, 0.12, False)) == "relevance 0.12, judged irrelevant"
+
+    class _Answer:
+        passages = [PassageJudgement(p, 1.0, None)]
+
+    shown = source_text(_Answer(), 0).plain
+    assert "score 1.00, relevance not checked" in shown and " rel " not in shown

@@ -18,6 +18,7 @@ from textual.widgets import Footer, Label, Static
 
 from indexer.records import Passage
 from localrag.answering.label.answer import Answer
+from localrag.answering.label.render import relevance_words
 from tui.widgets.answer_view import display_path, file_link
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ class SourceScreen(ModalScreen[None]):
             loc = where(p)
             if loc:
                 path_line.append(f"  {loc}", style="bold")
-            path_line.append(f"  relevance {self.judgement.relevance:.2f}", style="dim")
+            path_line.append(f"  {relevance_words(self.judgement)}", style="dim")
             yield Static(path_line, id="source-path")
             with VerticalScroll(id="source-scroll"):
                 yield Static(Text("loading the surrounding text…", style="dim"), id="source-body")

@@ -25,8 +25,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from localrag.answering.label.answer import LABEL_SOURCE_TEXT, Answer, RetrievalDecision, Segment
-from localrag.answering.label.render import (LABEL_SYMBOL, decision_line, decision_preview, segment_body,
-                             segment_label)
+from localrag.answering.label.render import (LABEL_SYMBOL, decision_line, decision_preview,
+                                             relevance_words, segment_body, segment_label)
 from localrag.answering.label.units import code_body, code_language
 from tui.messages import CitationSelected
 from tui.widgets.inline_md import inline_markdown
@@ -206,13 +206,9 @@ def source_text(answer: Answer, index: int) -> Text:
                 style=f"dim link {link}" if link else "dim")
     if where:
         text.append(f"  {where}", style="dim")
-    text.append(f"  rel {judgement.relevance:.2f}", style="dim")
+    text.append(f"  {relevance_words(judgement)}", style="dim")
     if judgement.dropped:
         text.append(f"  dropped: {judgement.drop_reason or 'strict mode'}", style="red")
-    elif judgement.relevant is None:
-        text.append("  relevance not checked", style="dim")
-    elif not judgement.relevant:
-        text.append("  judged irrelevant", style="dim")
     return text
 
 

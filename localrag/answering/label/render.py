@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from localrag.answering.label.answer import LABEL_SOURCE_TEXT, LABEL_TEXT, Answer, RetrievalDecision, Segment
+from localrag.answering.label.answer import (LABEL_SOURCE_TEXT, LABEL_TEXT, Answer, PassageJudgement,
+                                             RetrievalDecision, Segment)
 from localrag.answering.label.units import code_body, code_language
 
 LABEL_SYMBOL: dict[str, str] = {
@@ -57,9 +58,17 @@ def decision_preview(d: RetrievalDecision) -> str:
     return f"Not retrieving{prob}: {d.reason}"
 
 
+def relevance_words(j: PassageJudgement) -> str:
+    """What a passage's score means: a relevance judgement only when the critic checks
+    relevance; otherwise the score orders the passages and judges nothing."""
+    if j.relevant is None:
+        return f"score {j.relevance:.2f}, relevance not checked"
+    return f"relevance {j.relevance:.2f}" + ("" if j.relevant else ", judged irrelevant")
+
+
 def source_line(n: int, answer: Answer) -> str:
     j = answer.passages[n]
-    return f"[{n + 1}] {j.passage.locator}  {j.passage.title}  (relevance {j.relevance:.2f})"
+    return f"[{n + 1}] {j.passage.locator}  {j.passage.title}  ({relevance_words(j)})"
 
 
 def segment_label(seg: Segment) -> str:
