@@ -12,10 +12,14 @@ from the question's file and holds its key phrase.
 
 Fitting uses the training questions (bench/data/retrieval/train-*.jsonl: files no dev or
 test question uses) and the DEV halves (odd ids of git.jsonl / kernel.jsonl). It prints:
-the dev figure for weights fitted on the training questions alone (dev held out), then the
-weights fitted on training + dev (paste ANSWER_WEIGHTS into extract.py), and the share of
-questions whose quotes hold the key phrase for several quote counts and cuts. The test
-halves are scored only with --test, with the weights now in the module, for the note.
+the dev figure for weights fitted on the training questions alone (dev held out), a 5-fold
+cross-validation over training + dev (3 to 5 quotes, with and without each quote's reading
+context, extract.reading_context), then the weights fitted on training + dev (paste
+ANSWER_WEIGHTS into extract.py), and the share of questions whose quotes hold the key
+phrase for several quote counts and cuts. Quotes are chosen by extract.pick_quotes, as the
+engine chooses them. The test halves are scored only with --test, with the weights now in
+the module, for the note; the held-out questions (heldout-*.jsonl) only by
+tests/test_quote_scorer.py and bench/bench_answer.py.
 """
 
 from __future__ import annotations
