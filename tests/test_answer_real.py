@@ -106,3 +106,30 @@ def test_the_answer_cites_the_right_file_and_labels_no_noise_supported(
     # the first quote reached on_segment before the model started generating
     if "quote" in events and "generate" in events:
         assert events.index("quote") < events.index("generate")
+
+
+def test_a_quote_comes_with_the_sentence_it_refers_back_to(git_index, embedder):
+    """Over the real index with the real embedder: git-clean.txt's "Normally, only files
+    unknown to Git are removed, but if the -x option is specified, ignored files are also
+    removed." is quoted with the sentence after it, "This can, for example, be useful to
+    remove all build products.", which means nothing alone; every such context sentence
+    stands next to its quote, in file order, from the same passage."""
+    from localrag.answering.generate.extract import select_quotes
+
+    question = "What does git clean do with ignored files?"
+    passages = git_index.search(question, k=5)
+    texts = [p.text for p in passages]
+    quotes = select_quotes(question, texts, embedder.encode)
+    shown = [q.span.text for q in quotes]
+    normally = next(i for i, t in enumerate(shown) if t.startswith("Normally, only files unknown"))
+    assert shown[normally + 1] == "This can, for example, be useful to remove all build products."
+    assert quotes[normally + 1].context == "after" and not quotes[normally].context
+    for i, q in enumerate(quotes):
+        if not q.context:
+            continue
+        j = i + 1 if q.context == "before" else i - 1
+        chosen = quotes[j]
+        assert not chosen.context and chosen.passage == q.passage
+        first, second = (q, chosen) if q.context == "before" else (chosen, q)
+        gap = texts[q.passage][first.span.end:second.span.start]
+        assert gap.strip() == "" and gap.count("\n") <= 1
