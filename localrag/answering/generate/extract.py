@@ -485,5 +485,6 @@ def fit_window(text: str, anchors: Sequence[Span], budget: int,
 
 
 __all__ = ["Span", "Quote", "Candidate", "code_after", "sentence_spans", "line_at",
-           "select_quotes", "pick_quotes", "reading_context", "candidate_units", "candidates_of", "score_candidates",
-           "AnswerScorer", "QuoteScorer", "ANSWER_FEATURES", "ANSWER_WEIGHTS", "question_terms", "fit_window"]
+           "select_quotes", "pick_quotes", "reading_context", "candidate_units",
+           "candidates_of", "score_candidates", "AnswerScorer", "QuoteScorer",
+           "ANSWER_FEATURES", "ANSWER_WEIGHTS", "question_terms", "fit_window"]
