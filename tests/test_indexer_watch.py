@@ -7,6 +7,7 @@ import threading
 import time
 
 from indexer_corpus import TOPICS, write_corpus
+from sigint import default_sigint
 
 
 def wait_until(predicate, timeout=20.0):
@@ -307,7 +308,8 @@ def test_one_process_indexes_while_another_searches(tmp_path, embedder, index_op
     reader.add_root(root)
     reader.update()            # the first index; the writer lock is released after it
     proc = subprocess.Popen([sys.executable, "-m", "localrag", "watch", "--debounce", "0.2"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint)
     try:
         assert "Watching" in proc.stdout.readline()
         assert not reader.lock.held

@@ -33,6 +33,7 @@ from hub_server import HubServer, free_port  # noqa: E402
 from models.catalogue import CATALOGUE, find_entry  # noqa: E402
 from models.errors import ModelPullError, PullCancelled  # noqa: E402
 from models.pull import CHUNK_BYTES, parse_source  # noqa: E402
+from sigint import default_sigint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = find_entry("selfrag-7b")
@@ -133,7 +134,7 @@ def test_ctrl_c_keeps_the_part_and_the_next_pull_resumes(hub, tiny_gguf, tmp_pat
     proc = subprocess.Popen(
         [sys.executable, "-m", "localrag", "--data-dir", str(data), "models", "pull"],
         env=child_env(hub, tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, cwd=ROOT)
+        text=True, cwd=ROOT, preexec_fn=default_sigint)
     part = data / "models" / (DEFAULT.filename + ".part")
     try:
         deadline = time.monotonic() + 120

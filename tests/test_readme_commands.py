@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest_models import test_gguf_factory, tiny_gguf  # noqa: E402,F401  (fixtures)
 from hub_server import HubServer  # noqa: E402
+from sigint import default_sigint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -146,7 +147,8 @@ def test_readme_commands_run(env: dict[str, str], hub: HubServer) -> None:
 def test_watch_reindexes_a_change(env: dict[str, str]) -> None:
     run(f"localrag index {env['HOME']}/notes", env)
     proc = subprocess.Popen([sys.executable, "-m", "localrag", "watch", "--debounce", "0.2"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint)
     try:
         assert "Watching" in proc.stdout.readline()
         (Path(env["HOME"]) / "notes" / "garden.md").write_text(
