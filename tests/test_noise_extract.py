@@ -4,6 +4,8 @@ embedding model is exercised by tests/test_critics.py and the end-to-end tests).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -203,3 +205,22 @@ def test_reading_context_skips_noise_and_code_blocks():
     units = candidate_units(text)
     before, _ = reading_context(text, units, units[1])
     assert before is not None and before.text == "Set the flag."   # a wrapped paragraph
+
+
+def test_a_listing_of_commands_with_comments_is_never_a_sentence():
+    """git-stash.txt's "Testing partial commits" listing, as the index reads it: its
+    "$ git add --patch foo   # add just first part to the index" lines glued into one long
+    "sentence" with words enough to pass for prose, and could be quoted as one. Prompt
+    lines now end sentences; the listing comes only as the code block its intro brings."""
+    from indexer.parsers import parse_bytes
+    from localrag.answering.generate.extract import candidate_units, code_after
+
+    path = Path(__file__).parent / "data" / "git_docs" / "git-stash.txt"
+    text = parse_bytes(path.read_bytes(), ext=".txt", name=path.name).text
+    start = text.index("Testing partial commits")
+    part = text[start:text.index("Saving unrelated changes", start)]
+    units = candidate_units(part)
+    assert not any("$ git" in u.text or "# add just" in u.text for u in units)
+    intro = next(u for u in units if u.text.startswith("You can use git stash push --keep-index"))
+    code = code_after(part, intro)
+    assert code is not None and code.text.split("\n")[1].startswith("$ git add --patch foo")

@@ -34,13 +34,18 @@ class Span:
     text: str          # the unit with its whitespace collapsed, as shown
 
 
+_PROMPT_LINE = re.compile(r"^\s*\$ \S")       # "$ git add --patch foo   # add just ..."
+
+
 def _blocks(text: str) -> list[tuple[int, str]]:
     """`text` cut at lines of markup (rules, directives, AsciiDoc "term::" lines and "+"
-    continuations), which would otherwise glue onto the sentence after them."""
+    continuations) and at shell-prompt lines ("$ git stash pop"), which would otherwise
+    glue onto the sentence after them: a listing of commands with "# comments" read as one
+    long sentence of prose and could be quoted as one."""
     out, start, pos = [], 0, 0
     for line in text.split("\n"):
         end = pos + len(line)
-        if line.strip() and is_markup(line):
+        if line.strip() and (is_markup(line) or _PROMPT_LINE.match(line)):
             if pos > start:
                 out.append((start, text[start:pos]))
             start = end + 1
