@@ -218,6 +218,18 @@ def question_terms(question: str) -> list[str]:
     return [w for w in dict.fromkeys(lexical.content_words(question)) if w not in skip]
 
 
+def term_cover(question: str, texts: Sequence[str]) -> list[float]:
+    """Per text, the share of the question's terms it holds, each term weighted by its
+    rarity among `texts` (a term every text has tells nothing)."""
+    terms = question_terms(question)
+    vocabs = [set(lexical.content_words(t)) | {w.lower() for w in lexical.tokens(t)}
+              for t in texts]
+    n = max(len(texts), 1)
+    weight = {t: math.log(1 + n / (1 + sum(t in v for v in vocabs))) for t in terms}
+    total = sum(weight.values()) or 1.0
+    return [sum(weight[t] for t in terms if t in v) / total for v in vocabs]
+
+
 ANSWER_FEATURES = ("cos", "cos_context", "terms", "passage_cos", "rank", "position",
                    "log_words", "question", "qualifier", "digits", "cos_below_best",
                    "terms_x_cos")
@@ -276,16 +288,10 @@ class AnswerScorer:
     def scores(self, question: str, sentences: Sequence[str], vectors: np.ndarray,
                qvec: np.ndarray, *, passage_cos: Sequence[float] | None = None,
                ranks: Sequence[int] | None = None) -> list[float]:
-        terms = question_terms(question)
-        vocabs = [set(lexical.content_words(s)) | {t.lower() for t in lexical.tokens(s)}
-                  for s in sentences]
-        n = max(len(sentences), 1)
-        weight = {t: math.log(1 + n / (1 + sum(t in v for v in vocabs))) for t in terms}
-        total = sum(weight.values()) or 1.0
+        covers = term_cover(question, sentences)
         cos = vectors @ qvec if len(sentences) else np.zeros(0)
         out = []
-        for k, (v, c) in enumerate(zip(vocabs, cos)):
-            cover = sum(weight[t] for t in terms if t in v) / total
+        for k, (cover, c) in enumerate(zip(covers, cos)):
             score = self.w_cos * max(0.0, float(c)) + self.w_terms * cover
             if passage_cos is not None:
                 score += self.w_passage * max(0.0, float(passage_cos[k]))
@@ -324,19 +330,14 @@ class QuoteScorer:
     def features(self, question: str, candidates: Sequence[Candidate], vectors: np.ndarray,
                  context_vectors: np.ndarray, qvec: np.ndarray,
                  passage_cos: Sequence[float]) -> list[dict[str, float]]:
-        terms = question_terms(question)
         texts = [c.span.text for c in candidates]
-        vocabs = [set(lexical.content_words(t)) | {w.lower() for w in lexical.tokens(t)}
-                  for t in texts]
-        n = max(len(texts), 1)
-        weight = {t: math.log(1 + n / (1 + sum(t in v for v in vocabs))) for t in terms}
-        total = sum(weight.values()) or 1.0
+        covers = term_cover(question, texts)
         cos = vectors @ qvec if len(texts) else np.zeros(0)
         ccos = context_vectors @ qvec if len(texts) else np.zeros(0)
         best = float(cos.max()) if len(texts) else 0.0
         out = []
         for k, c in enumerate(candidates):
-            cover = sum(weight[t] for t in terms if t in vocabs[k]) / total
+            cover = covers[k]
             text = texts[k]
             out.append({
                 "cos": float(cos[k]), "cos_context": float(ccos[k]), "terms": cover,
