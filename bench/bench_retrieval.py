@@ -50,7 +50,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from retrieval_data import (OUT, Corpus, EmbeddingCache, Question, baseline_windows,  # noqa: E402
-                            corpus, norm, questions)
+                            corpus, is_markup_extracted, norm, questions)
 
 os.environ.setdefault("LOCALRAG_CACHE_DIR", str(OUT.parent / "cache"))
 KS = (1, 5, 10)
@@ -76,7 +76,7 @@ def first_hit(q: Question, passages: list[tuple[str, str, str]], k: int = 10) ->
     """1-based rank of the first hit among (relative file, cleaned text, source span)."""
     key = norm(q.key_phrase)
     for rank, (rel, text, source) in enumerate(passages[:k], start=1):
-        if rel == q.file and key in norm(text) and key in norm(source):
+        if rel == q.file and key in norm(text) and (not q.in_source or key in norm(source)):
             return rank
     return None
 

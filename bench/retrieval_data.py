@@ -2,8 +2,12 @@
 
 Corpora are public documentation installed from Debian packages:
 - kernel: linux-doc-6.1's Sphinx sources (`html/_sources`), 27 subfolders, 2,030 files;
-- git: git-doc's AsciiDoc manuals (top level, howto/, technical/).
-The Python documentation is deliberately not used (kept for checking generalisation).
+- git: git-doc's AsciiDoc manuals (top level, howto/, technical/);
+- postgres: postgresql-doc-15's HTML reference pages (SQL commands, server settings,
+  client and server applications, client authentication), 249 files;
+- debref: debian-reference-en, the Debian Reference as HTML chapters (16 files).
+The Python and SQLite documentation are deliberately not used (kept for checks nobody
+here sees).
 """
 
 from __future__ import annotations
@@ -26,6 +30,12 @@ KERNEL_DIRS = ("userspace-api admin-guide driver-api hwmon filesystems core-api 
                "input fb bpf dev-tools power usb security PCI block crypto locking leds w1 "
                "misc-devices scheduler RCU trace").split()
 GIT_ROOT = Path("/usr/share/doc/git-doc")
+POSTGRES_ROOT = Path("/usr/share/doc/postgresql-doc-15/html")
+POSTGRES_GLOBS = ("sql-*.html", "runtime-config*.html", "app-*.html", "auth-*.html")
+DEBREF_ROOT = Path("/usr/share/debian-reference")
+CORPORA = ("kernel", "git", "postgres", "debref")
+# question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
+QUESTION_SETS = ("natural", "exact")
 
 
 @dataclass
@@ -42,7 +52,9 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
         files = sorted({p for d in KERNEL_DIRS for p in (KERNEL_ROOT / d).rglob("*.rst.txt")})
         if every > 1:
             wanted = {KERNEL_ROOT / json.loads(line)["file"]
-                      for line in (DATA / "kernel.jsonl").read_text().splitlines() if line.strip()}
+                      for qf in sorted(DATA.glob("*kernel.jsonl"))
+                      for line in qf.read_text().splitlines() if line.strip()}
+            wanted &= set(files)
             others = [f for f in files if f not in wanted]
             files = sorted(wanted | set(others[::every]))
         return Corpus(name, KERNEL_ROOT, files)
@@ -50,7 +62,25 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
         files = sorted(list(GIT_ROOT.glob("*.txt")) + list((GIT_ROOT / "howto").glob("*.txt"))
                        + list((GIT_ROOT / "technical").glob("*.txt")))
         return Corpus(name, GIT_ROOT, files)
-    raise SystemExit(f"unknown corpus {name!r} (kernel, git)")
+    if name == "postgres":
+        files = sorted({p for g in POSTGRES_GLOBS for p in POSTGRES_ROOT.glob(g)})
+        return Corpus(name, POSTGRES_ROOT, files)
+    if name == "debref":
+        files = sorted(p for p in DEBREF_ROOT.glob("*.en.html") if p.name != "index.en.html")
+        return Corpus(name, DEBREF_ROOT, files)
+    raise SystemExit(f"unknown corpus {name!r} ({', '.join(CORPORA)})")
+
+
+def readable_text(path: Path) -> str:
+    """The file as the index reads it (HTML text extracted, markup cleaned)."""
+    from indexer.parsers import parse_bytes
+
+    return parse_bytes(path.read_bytes(), ext=path.suffix.lower(), name=path.name).text
+
+
+def is_markup_extracted(rel: str) -> bool:
+    """HTML: the index's text is extracted, so a file line never holds a phrase verbatim."""
+    return rel.lower().endswith((".html", ".htm", ".xhtml"))
 
 
 def norm(text: str) -> str:
@@ -65,6 +95,8 @@ class Question:
     file: str          # relative to the corpus root
     key_phrase: str
     kind: str
+    in_source: bool = True   # the phrase stands verbatim in the file's own lines (False:
+                             # only in the text as the index reads it: HTML, cleaned markup)
 
     @property
     def number(self) -> int:
@@ -76,9 +108,12 @@ class Question:
         return "dev" if self.number % 2 else "test"
 
 
-def questions(c: Corpus) -> list[Question]:
-    """The corpus's questions, each checked: its file exists and holds its key phrase."""
-    path = DATA / f"{c.name}.jsonl"
+def questions(c: Corpus, which: str = "natural") -> list[Question]:
+    """The corpus's questions, each checked: its file exists and holds its key phrase (in
+    the text as the index reads it). which: "natural" or "exact"."""
+    path = DATA / (f"{c.name}.jsonl" if which == "natural" else f"{which}-{c.name}.jsonl")
+    if not path.exists():
+        return []
     out = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -88,7 +123,9 @@ def questions(c: Corpus) -> list[Question]:
         f = c.root / q.file
         if not f.is_file():
             raise SystemExit(f"{path}:{n}: {q.id}: no file {f}")
-        if norm(q.key_phrase) not in norm(f.read_text(encoding="utf-8", errors="replace")):
+        raw = f.read_text(encoding="utf-8", errors="replace")
+        q.in_source = not is_markup_extracted(q.file) and norm(q.key_phrase) in norm(raw)
+        if not q.in_source and norm(q.key_phrase) not in norm(readable_text(f)):
             raise SystemExit(f"{path}:{n}: {q.id}: key phrase not in {q.file}: {q.key_phrase!r}")
         out.append(q)
     ids = [q.id for q in out]

@@ -25,3 +25,7 @@ class EmbeddingModelError(IndexerError):
 
 class StoreError(IndexerError):
     """The SQLite store cannot be opened or written (locked, full disk, corrupt)."""
+
+
+class RerankerError(IndexerError):
+    """The shipped relevance model is missing or cannot be loaded."""

@@ -224,7 +224,10 @@ class Index:
             return run.run(scopes)
 
     # --- reading --------------------------------------------------------------------
-    def search(self, query: str, *, k: int = 5) -> list[Passage]:
+    def search(self, query: str, *, k: int = 5, rerank: bool = False,
+               rerank_depth: int | None = None) -> list[Passage]:
+        """The best `k` passages: dense + BM25 fused; with `rerank`, the fused top
+        `rerank_depth` reordered by the shipped relevance model (indexer/rerank.py)."""
         if not query.strip() or k <= 0:
             return []
         stored = self.store.get_meta("embedding_model")
@@ -235,7 +238,15 @@ class Index:
         if vectors is not None and not self.lock.held:
             vectors.sync(self.store)   # a reader catches up with another process's writes
         query_vec = self.embedder.encode([query])[0] if vectors is not None and len(vectors) else None
-        return hybrid_search(self.store, vectors, query_vec, query, k=k)
+        reranker = None
+        if rerank:
+            from indexer.rerank import shared_reranker
+
+            reranker = shared_reranker()
+        from indexer.search import RERANK_DEPTH
+
+        return hybrid_search(self.store, vectors, query_vec, query, k=k, reranker=reranker,
+                             rerank_depth=RERANK_DEPTH if rerank_depth is None else rerank_depth)
 
     def surrounding(self, passage: Passage, *, chars: int = 1500) -> tuple[str, int, int]:
         return surrounding_text(self.store, passage, chars=chars)

@@ -1,5 +1,6 @@
 """Hybrid retrieval: HNSW (dense) and BM25 over every query term (indexer/bm25.py),
-fused by weighted reciprocal rank.
+fused by weighted reciprocal rank, with BM25's clear winners (exact matches of a rare
+term) pinned first.
 
 `fts_query` / `selective_fts_query` build FTS5 queries; search no longer uses them (the
 pruning of common terms cost 23 points of recall), they stay for callers of FTS5.
@@ -68,25 +69,108 @@ def rrf(*rankings: list[int], k: int = RRF_K, weights: tuple[float, ...] | None 
 def rankings(vectors: VectorIndex | None, query_vec, query: str, depth: int = DEPTH
              ) -> tuple[list[int], list[int]]:
     """(dense, lexical) chunk ids, best first."""
-    dense = [cid for cid, _ in vectors.knn(query_vec, depth)] if vectors is not None and query_vec is not None else []
-    lexical = [cid for cid, _ in vectors.lexical.search(query, depth)] if vectors is not None else []
+    dense, lexical = scored_rankings(vectors, query_vec, query, depth)
+    return [cid for cid, _ in dense], [cid for cid, _ in lexical]
+
+
+def scored_rankings(vectors: VectorIndex | None, query_vec, query: str, depth: int = DEPTH
+                    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    """(dense, lexical) (chunk id, score) lists, best first: cosine and BM25."""
+    if vectors is None:
+        return [], []
+    dense = list(vectors.knn(query_vec, depth)) if query_vec is not None else []
+    lexical = list(vectors.lexical.search(query, depth))
     return dense, lexical
 
 
-def fuse(dense: list[int], lexical: list[int]) -> list[tuple[int, float]]:
-    fused = rrf(dense, lexical, weights=(DENSE_WEIGHT, LEXICAL_WEIGHT))
-    return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
+# A lexical winner: the first BM25 hits stand this many times above the next one. That
+# only happens when they hold a query term the rest of the index lacks (an identifier,
+# an error code, a name): 11.4 against 1.3 for a unique marker, while the top hits of a
+# question in words are within 1.1-1.4x of each other on the four bench corpora
+# (bench/bench_relevance.py prints the spread). Such hits are pinned first, in BM25's
+# order, so that rank fusion can never bury an exact match under passages that both
+# sides rank in the middle.
+DOMINANCE = 2.0
+MAX_PINNED = 3      # a gap below the 3rd hit is no longer "an exact match"
 
 
-def hybrid_search(store: Store, vectors: VectorIndex | None, query_vec, query: str, *, k: int
-                  ) -> list[Passage]:
+def lexical_winners(lexical: list[tuple[int, float]], *, dominance: float = DOMINANCE,
+                    max_pinned: int = MAX_PINNED) -> list[int]:
+    """The BM25 hits above the first score gap of `dominance` x within the top
+    `max_pinned` + 1 (none if there is no such gap)."""
+    scores = [s for _, s in lexical[:max_pinned + 1]]
+    if not scores or scores[0] <= 0:
+        return []
+    for i in range(min(max_pinned, len(scores))):
+        nxt = scores[i + 1] if i + 1 < len(scores) else 0.0
+        if scores[i] >= dominance * nxt:
+            return [cid for cid, _ in lexical[:i + 1]]
+    return []
+
+
+def fuse(dense: list, lexical: list, *, pinned: list[int] | None = None
+         ) -> list[tuple[int, float]]:
+    """Weighted RRF of the two rankings (lists of ids, or of (id, score) pairs), best
+    first; `pinned` ids (lexical winners) go first whatever their fused score."""
+    dense_ids = [x[0] if isinstance(x, tuple) else x for x in dense]
+    lexical_ids = [x[0] if isinstance(x, tuple) else x for x in lexical]
+    if pinned is None:
+        pinned = lexical_winners(lexical) if lexical and isinstance(lexical[0], tuple) else []
+    fused = rrf(dense_ids, lexical_ids, weights=(DENSE_WEIGHT, LEXICAL_WEIGHT))
+    order = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
+    if not pinned:
+        return order
+    top = max(fused.values())
+    head = [(cid, round(top + 1e-3 * (len(pinned) - i), 6)) for i, cid in enumerate(pinned)]
+    pinned_set = set(pinned)
+    return head + [kv for kv in order if kv[0] not in pinned_set]
+
+
+RERANK_DEPTH = 20    # fused candidates the relevance model reorders (bench/bench_relevance.py)
+RERANK_PRIOR = 1.0   # weight of the fused rank in the reordering (same bench, corpora left out)
+
+
+def rerank_order(reranker, query: str, ids: list[int], rows: dict, *,  # noqa: ANN001
+                 depth: int = RERANK_DEPTH, prior: float = RERANK_PRIOR,
+                 keep_first: list[int] | None = None) -> tuple[list[int], dict[int, float]]:
+    """The first `depth` ids reordered by the relevance model's logit plus a prior from
+    their fused rank (4 * prior / (1 + rank)); pinned lexical winners stay first. Returns
+    the order and the logits by id."""
+    keep = [c for c in (keep_first or []) if c in rows]
+    head = [c for c in ids[:depth] if c in rows and c not in keep]
+    if not head:
+        return ids, {}
+    logits = reranker.score(query, [(rows[c][2], rows[c][3]) for c in head])
+    pos = {c: i for i, c in enumerate(ids)}
+    by_id = {c: float(x) for c, x in zip(head, logits)}
+    head.sort(key=lambda c: -(by_id[c] + prior * 4.0 / (1 + pos[c])))
+    done = set(keep) | set(head)
+    return keep + head + [c for c in ids if c not in done], by_id
+
+
+def hybrid_search(store: Store, vectors: VectorIndex | None, query_vec, query: str, *, k: int,
+                  reranker=None, rerank_depth: int = RERANK_DEPTH) -> list[Passage]:  # noqa: ANN001
+    """Dense + BM25, fused (lexical winners first), then, with a `reranker`
+    (indexer.rerank.Reranker), the fused top `rerank_depth` reordered by it."""
     depth = max(DEPTH, 2 * k)
-    dense, lexical = rankings(vectors, query_vec, query, depth)
-    fused = fuse(dense, lexical)
+    dense, lexical = scored_rankings(vectors, query_vec, query, depth)
+    pins = lexical_winners(lexical)
+    fused = fuse(dense, lexical, pinned=pins)
     candidates = [cid for cid, _ in fused[:depth]]
-    rows = store.fetch_chunks(candidates[:max(k + 10, 2 * k)])
-    out = []
+    want = max(k + 10, 2 * k, rerank_depth if reranker is not None else 0)
+    rows = store.fetch_chunks(candidates[:want])
     scores = dict(fused)
+    if reranker is not None and rerank_depth > 0:
+        candidates, logits = rerank_order(reranker, query, candidates, rows, depth=rerank_depth,
+                                          keep_first=pins)
+        # the score a person sees follows the order they see: the relevance logit where
+        # there is one (pinned winners above every logit), else the fused score
+        top = max(logits.values(), default=0.0)
+        for i, cid in enumerate(pins):
+            scores[cid] = top + 1.0 + 0.01 * (len(pins) - i)
+        for cid, x in logits.items():
+            scores[cid] = x
+    out = []
     for cid in candidates:
         row = rows.get(cid)
         if row is None:   # deleted since the HNSW snapshot was taken

@@ -157,7 +157,8 @@ class Assistant:
         return self.index.problem_files(state, kind, offset=offset, limit=limit)
 
     def search(self, query: str, *, k: int | None = None) -> list[Passage]:
-        return self.index.search(query, k=k or self.settings.k)
+        return self.index.search(query, k=k or self.settings.k, rerank=self.settings.rerank,
+                                 rerank_depth=self.settings.rerank_depth)
 
     def surrounding(self, passage: Passage, *, chars: int = 1500) -> tuple[str, int, int]:
         """Text around a cited passage and the passage's span inside it."""
@@ -297,7 +298,8 @@ class Assistant:
             query = self_contained_query(question, self._history)
             answer = engine.answer(
                 question,
-                retrieve=lambda q, k: self.index.search(q, k=k),
+                retrieve=lambda q, k: self.index.search(q, k=k, rerank=self.settings.rerank,
+                                                        rerank_depth=self.settings.rerank_depth),
                 search_query=query,
                 history=list(self._history),
                 index_empty=index_empty,

@@ -294,10 +294,12 @@ class LocalragApp(App[None]):
             self.notify("Cancelling the answer…", timeout=2)
 
     def on_citation_selected(self, message: CitationSelected) -> None:
-        self.push_screen(SourceScreen(message.answer, message.index))
+        self.push_screen(SourceScreen(message.answer, message.index, line=message.line,
+                                      quote=message.quote))
 
-    def open_citation(self, answer: Answer, index: int) -> None:
-        self.push_screen(SourceScreen(answer, index))
+    def open_citation(self, answer: Answer, index: int, *, line: int | None = None,
+                      quote: str = "") -> None:
+        self.push_screen(SourceScreen(answer, index, line=line, quote=quote))
 
     def open_passage(self, passage: Passage) -> None:
         """Open the cited file at its line ($EDITOR) or page (system opener)."""

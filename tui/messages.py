@@ -116,11 +116,13 @@ class ShowError(Message):
 class CitationSelected(Message):
     """A citation was picked in an answer: open the source panel."""
 
-    def __init__(self, answer: "Answer", index: int) -> None:
+    def __init__(self, answer: "Answer", index: int, *, line: int | None = None,
+                 quote: str = "") -> None:
         super().__init__()
         self.answer = answer
         self.index = index
-
+        self.line = line      # a quote's own file line: the panel opens there
+        self.quote = quote    # the quote's text, highlighted inside its passage
 
 
 class PullProgressed(Message):

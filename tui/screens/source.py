@@ -25,9 +25,11 @@ if TYPE_CHECKING:
     from tui.app import LocalragApp
 
 
-def where(passage: Passage) -> str:
+def where(passage: Passage, line: int | None = None) -> str:
     if passage.page is not None:
         return f"page {passage.page}"
+    if line is not None:
+        return f"line {line}"
     if passage.start_line is not None:
         end = f"-{passage.end_line}" if passage.end_line and passage.end_line != passage.start_line else ""
         return f"line {passage.start_line}{end}"
@@ -60,6 +62,33 @@ def highlighted(text: str, start: int, end: int) -> Content:
     return body
 
 
+def quote_span(text: str, start: int, end: int, *, passage_line: int | None,
+               line: int | None, quote: str) -> tuple[int, int] | None:
+    """Where a quote lies in the surrounding `text` whose passage spans start..end: found
+    from the quote's own file line on (the passage starts on `passage_line`), its words
+    matched with any whitespace between them. None when it cannot be found."""
+    import re
+
+    words = [w for w in re.sub(r"^```\S*|```$", "", quote.strip()).split() if w]
+    if not words:
+        return None
+    pos = start
+    if line is not None and passage_line is not None and line >= passage_line:
+        for _ in range(line - passage_line):
+            nxt = text.find("\n", pos, end)
+            if nxt < 0:
+                break
+            pos = nxt + 1
+    pattern = re.compile(r"\s+".join(re.escape(w) for w in words[:40]))
+    m = pattern.search(text, pos) or pattern.search(text, start)
+    if m is None:
+        return None
+    if len(words) > 40:   # a long unit: highlight through its last word
+        tail = text.find(words[-1], m.end())
+        return (m.start(), tail + len(words[-1])) if tail >= 0 else (m.start(), m.end())
+    return m.start(), m.end()
+
+
 def rows_before(text: str, offset: int, width: int) -> int:
     """How many screen rows the text before `offset` takes when wrapped to `width`."""
     if offset <= 0 or width <= 0:
@@ -78,10 +107,13 @@ class SourceScreen(ModalScreen[None]):
         Binding("e", "open_file", "Open in editor"),
     ]
 
-    def __init__(self, answer: Answer, index: int) -> None:
+    def __init__(self, answer: Answer, index: int, *, line: int | None = None,
+                 quote: str = "") -> None:
         super().__init__()
         self.answer = answer
         self.index = index
+        self.line = line        # a quote's own file line (None: the passage's first)
+        self.quote = quote
         self.judgement = answer.passages[index]
         self.passage = self.judgement.passage
         self.span: tuple[int, int] | None = None
@@ -95,7 +127,7 @@ class SourceScreen(ModalScreen[None]):
             link = file_link(p.path, page=p.page)
             path_line = Text()
             path_line.append(display_path(p.path), style=f"link {link}" if link else "")
-            loc = where(p)
+            loc = where(p, self.line)
             if loc:
                 path_line.append(f"  {loc}", style="bold")
             path_line.append(f"  {relevance_words(self.judgement)}", style="dim")
@@ -119,6 +151,11 @@ class SourceScreen(ModalScreen[None]):
         self.app.call_from_thread(self._show, text, start, end)
 
     def _show(self, text: str, start: int, end: int) -> None:
+        if self.quote:   # a quote: its own words are the span, not the whole passage
+            found = quote_span(text, start, end, passage_line=self.passage.start_line,
+                               line=self.line, quote=self.quote)
+            if found is not None:
+                start, end = found
         self.span = (start, end)
         self.text = text
         self.query_one("#source-body", Static).update(highlighted(text, start, end))
@@ -139,4 +176,9 @@ class SourceScreen(ModalScreen[None]):
 
     def action_open_file(self) -> None:
         app: LocalragApp = self.app  # type: ignore[assignment]
-        app.open_passage(self.passage)
+        passage = self.passage
+        if self.line is not None and passage.page is None:
+            import dataclasses
+
+            passage = dataclasses.replace(passage, start_line=self.line)   # the quote's line
+        app.open_passage(passage)

@@ -212,9 +212,14 @@ def source_text(answer: Answer, index: int) -> Text:
     return text
 
 
-def _open_citation(widget: Widget, answer: Answer | None, index: int | None) -> None:
+def _open_citation(widget: Widget, answer: Answer | None, index: int | None, *,
+                   segment: Segment | None = None) -> None:
+    """Open the source panel at citation `index`; for a quote (`segment` with a line),
+    at the quote's own line with the quote highlighted."""
     if answer is not None and index is not None:
-        widget.post_message(CitationSelected(answer, index))
+        line = segment.line if segment is not None else None
+        quote = segment.text if segment is not None and line is not None else ""
+        widget.post_message(CitationSelected(answer, index, line=line, quote=quote))
     else:
         widget.notify("This part of the answer has no source.", timeout=3)
 
@@ -269,7 +274,7 @@ class SegmentLine(Vertical, can_focus=True):
         return self.segment.text.strip()
 
     def action_open_source(self) -> None:
-        _open_citation(self, self.answer, self.citation)
+        _open_citation(self, self.answer, self.citation, segment=self.segment)
 
     def action_copy_unit(self) -> None:
         text = self.copy_text

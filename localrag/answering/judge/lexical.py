@@ -13,8 +13,13 @@ import re
 from dataclasses import dataclass
 
 # Abbreviations after which a full stop does not end a sentence.
-_ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "e.g", "i.e", "etc", "vs", "no",
-                  "fig", "approx", "ca", "jr", "sr", "mt"}
+_ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "e.g", "i.e", "eg", "ie", "etc", "vs",
+                  "no", "fig", "figs", "approx", "ca", "jr", "sr", "mt", "cf", "viz", "resp",
+                  "al", "vol", "eq", "incl", "esp", "nr", "inc", "ltd", "corp", "pp"}
+# These also end sentences: they continue one only before a lower-case word.
+_ENDING_ABBREVIATIONS = {"etc", "inc", "ltd", "corp", "al"}
+# Characters that may stand before an abbreviation: "(e.g. this)", "[cf. RFC 1123]".
+_OPENERS = "([{\"'‘“«"
 # Titles are capitalised but say nothing about which person is meant.
 _TITLES = {"dr", "mr", "mrs", "ms", "prof", "sir", "madam"}
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]’”]*(\s+)")
@@ -46,9 +51,11 @@ def split_sentences(text: str) -> list[str]:
         for m in _SENTENCE_END.finditer(line):
             end = m.start(1)                   # closing quotes stay with their sentence
             before = line[start:end].rstrip(".!?\"')]’”")
-            last_word = before.rsplit(None, 1)[-1].lower() if before.split() else ""
+            last_word = before.rsplit(None, 1)[-1].lower().lstrip(_OPENERS) if before.split() else ""
             if last_word == "no" and not line[m.end():m.end() + 1].isdigit():
                 pass                           # "No. It is..." ends; "No. 5" does not
+            elif last_word in _ENDING_ABBREVIATIONS and line[m.end():m.end() + 1].isupper():
+                pass                           # "... and so on, etc. The next one"
             elif last_word in _ABBREVIATIONS or re.fullmatch(r"[a-z]", last_word or "x!"):
                 continue                       # "Dr. Okafor", "e.g. this", initials
             piece = line[start:end].strip()

@@ -1,0 +1,260 @@
+"""Issue 17's search figures, leave-one-corpus-out: prints figures, asserts nothing.
+
+    python bench/bench_retrieval.py --corpora kernel,git,postgres,debref --build-only --kernel-every 8
+    python bench/bench_relevance.py                 # every figure, each corpus left out in turn
+
+Corpora: kernel, git, postgres, debref (bench/retrieval_data.py); question sets: natural
+(`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`). The hit rule is
+bench_retrieval's (the key phrase in a top-k passage of the answering file).
+
+For each question the candidates of both sides are collected once (dense top 50 with
+cosines, BM25 top 50 with scores) and the relevance model scores the fused top
+`--rerank-pool`; every fusion variant is then computed from those lists. Constants
+(RRF weights, the lexical-winner gap, score-fusion alpha, rerank depth and blend) are
+chosen on the three other corpora (mean recall@5 over both question sets) and reported
+on the corpus left out. The relevance model itself was trained on kernel and git only
+(bench/data/relevance/DATA_CARD.md): for postgres and debref it is unseen in every fold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from retrieval_data import CORPORA, OUT, corpus, norm, questions  # noqa: E402
+
+DEPTH = 50
+
+
+def index_dir(name: str) -> Path:
+    cands = sorted(p for p in (OUT / name).glob("data*") if (p / "build.json").exists())
+    if not cands:
+        raise SystemExit(f"no index for {name}: bench/bench_retrieval.py --corpora {name} --build-only")
+    return cands[0]
+
+
+def collect(name: str, pool: int, rerank: bool) -> list[dict]:
+    """Per question: both sides' scored candidates, hit ids, relevance-model scores."""
+    from bench_retrieval import LocalIndex
+
+    from indexer import search
+    from indexer.rerank import Reranker
+
+    c = corpus(name)
+    local = LocalIndex(index_dir(name), "onnx-int8")
+    rr = Reranker() if rerank else None
+    out = []
+    for which in ("natural", "exact"):
+        for q in questions(c, which):
+            v = local.idx.embedder.encode([q.question])[0]
+            t0 = time.perf_counter()
+            dense, lexical = search.scored_rankings(local.vectors, v, q.question, DEPTH)
+            t_search = time.perf_counter() - t0
+            plain = [cid for cid, _ in search.fuse([d for d, _ in dense], [x for x, _ in lexical])]
+            cands = list(dict.fromkeys(plain[:pool] + [x for x, _ in lexical[:5]] + [d for d, _ in dense[:5]]))
+            allids = list(dict.fromkeys([d for d, _ in dense] + [x for x, _ in lexical]))
+            rows = local.idx.store.fetch_chunks(allids)
+            key = norm(q.key_phrase)
+            hits = []
+            for cid in allids:
+                r = rows.get(cid)
+                if r is None:
+                    continue
+                rel = local.rel(r[1])
+                if rel == q.file and key in norm(r[3]) and (
+                        not q.in_source or key in norm(local.lines.span(r[1], r[4], r[5]))):
+                    hits.append(cid)
+            ce, t_rr = {}, 0.0
+            if rr is not None:
+                t0 = time.perf_counter()
+                scores = rr.score(q.question, [(rows[cid][2], rows[cid][3]) for cid in cands if cid in rows])
+                t_rr = time.perf_counter() - t0
+                ce = {cid: float(s) for cid, s in zip([c_ for c_ in cands if c_ in rows], scores)}
+            out.append(dict(id=q.id, set=which, split=q.split, dense=dense, lexical=lexical, hits=hits,
+                            ce=ce, t_search=t_search, t_rerank=t_rr, n_rerank=len(ce)))
+    local.idx.close()
+    return out
+
+
+# --- fusion variants, from the collected lists -----------------------------------------
+
+def rrf_rank(q: dict, wd: float, wl: float, k: int = 60) -> list[int]:
+    s: dict[int, float] = {}
+    for w, lst in ((wd, q["dense"]), (wl, q["lexical"])):
+        for r, (cid, _) in enumerate(lst, 1):
+            s[cid] = s.get(cid, 0.0) + w / (k + r)
+    return [cid for cid, _ in sorted(s.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def pinned(q: dict, dominance: float) -> list[int]:
+    from indexer.search import lexical_winners
+
+    return lexical_winners([tuple(x) for x in q["lexical"]], dominance=dominance) if dominance else []
+
+
+def with_pins(order: list[int], pins: list[int]) -> list[int]:
+    return pins + [c for c in order if c not in set(pins)]
+
+
+def score_fusion(q: dict, alpha: float) -> list[int]:
+    """alpha * cosine (min-max over the union) + (1 - alpha) * BM25 / max BM25."""
+    d = {cid: s for cid, s in q["dense"]}
+    lx = {cid: s for cid, s in q["lexical"]}
+    ids = set(d) | set(lx)
+    if not ids:
+        return []
+    dv = list(d.values()) or [0.0]
+    lo, hi = min(dv), max(dv)
+    lmax = max(lx.values()) if lx else 1.0
+    f = {cid: alpha * ((d.get(cid, lo) - lo) / (hi - lo or 1)) + (1 - alpha) * (lx.get(cid, 0.0) / (lmax or 1))
+         for cid in ids}
+    return [cid for cid, _ in sorted(f.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def reranked(q: dict, base: list[int], depth: int, blend: float) -> list[int]:
+    """The first `depth` of `base` reordered by relevance-model logit + blend * RRF-rank
+    prior (1/(1+rank)); the rest keep their order."""
+    ce = {int(k): v for k, v in q["ce"].items()}
+    head = [c for c in base[:depth] if c in ce]
+    rest = [c for c in base if c not in set(head)]
+    pos = {c: i for i, c in enumerate(base)}
+    head.sort(key=lambda c: -(ce[c] + blend * 4.0 / (1 + pos[c])))
+    return head + rest
+
+
+def recall(qs: list[dict], orders: list[list[int]], k: int = 5) -> float:
+    if not qs:
+        return float("nan")
+    return sum(1 for q, o in zip(qs, orders) if set(o[:k]) & set(q["hits"])) / len(qs)
+
+
+SYSTEMS = {
+    "dense": lambda q, p: [c for c, _ in q["dense"]],
+    "lexical": lambda q, p: [c for c, _ in q["lexical"]],
+    "rrf": lambda q, p: rrf_rank(q, p["wd"], p["wl"]),
+    "rrf+pin": lambda q, p: with_pins(rrf_rank(q, p["wd"], p["wl"]), pinned(q, p["dom"])),
+    "score fusion": lambda q, p: score_fusion(q, p["alpha"]),
+    "score fusion+pin": lambda q, p: with_pins(score_fusion(q, p["alpha"]), pinned(q, p["dom"])),
+    "rrf+pin+rerank": lambda q, p: with_pins(reranked(q, rrf_rank(q, p["wd"], p["wl"]), p["depth"], p["blend"]),
+                                             pinned(q, p["dom"])),
+}
+GRID = {
+    "rrf": {"wd": [0.5, 0.75, 1.0], "wl": [1.0]},
+    "rrf+pin": {"wd": [0.5, 0.75, 1.0], "wl": [1.0], "dom": [1.5, 2.0, 3.0]},
+    "score fusion": {"alpha": [0.3, 0.4, 0.5, 0.6, 0.7]},
+    "score fusion+pin": {"alpha": [0.3, 0.4, 0.5, 0.6, 0.7], "dom": [1.5, 2.0, 3.0]},
+    "rrf+pin+rerank": {"wd": [0.75, 1.0], "wl": [1.0], "dom": [2.0], "depth": [10, 20, 30],
+                       "blend": [0.0, 0.5, 1.0, 2.0]},
+}
+DEFAULTS = {"wd": 1.0, "wl": 1.0, "dom": 2.0, "alpha": 0.5, "depth": 20, "blend": 1.0}
+
+
+def objective(data: dict[str, list[dict]], names: list[str], system: str, p: dict) -> float:
+    vals = []
+    for n in names:
+        for which in ("natural", "exact"):
+            qs = [q for q in data[n] if q["set"] == which]
+            if qs:
+                vals.append(recall(qs, [SYSTEMS[system](q, p) for q in qs]))
+    return float(np.mean(vals)) if vals else 0.0
+
+
+def choose(data: dict[str, list[dict]], names: list[str], system: str) -> dict:
+    grid = GRID.get(system, {})
+    best, best_p = -1.0, dict(DEFAULTS)
+    keys = list(grid)
+    for combo in itertools.product(*[grid[k] for k in keys]):
+        p = dict(DEFAULTS) | dict(zip(keys, combo))
+        v = objective(data, names, system, p)
+        if v > best + 1e-9:
+            best, best_p = v, p
+    return best_p
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpora", default=",".join(CORPORA))
+    ap.add_argument("--rerank-pool", type=int, default=30)
+    ap.add_argument("--no-rerank", action="store_true")
+    ap.add_argument("--reuse", action="store_true", help="reuse the collected lists")
+    args = ap.parse_args()
+    names = args.corpora.split(",")
+    cache = OUT / "relevance-lists.json"
+    data: dict[str, list[dict]] = json.loads(cache.read_text()) if args.reuse and cache.exists() else {}
+    for n in names:
+        if n not in data:
+            print(f"collecting {n} ...", flush=True)
+            data[n] = collect(n, args.rerank_pool, not args.no_rerank)
+    cache.write_text(json.dumps(data))
+    systems = [s for s in SYSTEMS if args.no_rerank is False or "rerank" not in s]
+    print(f"\nmachine: {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}")
+    print("recall@5 on the corpus left out (constants chosen on the other corpora)")
+    header = f"{'left out':<10}{'set':<9}{'n':>4}" + "".join(f"{s:>18}" for s in systems)
+    print(header)
+    chosen_all = {}
+    for held in names:
+        others = [n for n in names if n != held]
+        chosen = {s: choose(data, others, s) for s in systems}
+        chosen_all[held] = chosen
+        for which in ("natural", "exact"):
+            qs = [q for q in data[held] if q["set"] == which]
+            if not qs:
+                continue
+            row = f"{held:<10}{which:<9}{len(qs):>4}"
+            for s in systems:
+                row += f"{recall(qs, [SYSTEMS[s](q, chosen[s]) for q in qs]):>18.3f}"
+            print(row)
+    print("\nrecall@10 / MRR@10 of the same systems (left out)")
+    for held in names:
+        for which in ("natural", "exact"):
+            qs = [q for q in data[held] if q["set"] == which]
+            if not qs:
+                continue
+            row = f"{held:<10}{which:<9}{len(qs):>4}"
+            for s in systems:
+                orders = [SYSTEMS[s](q, chosen_all[held][s]) for q in qs]
+                r10 = recall(qs, orders, 10)
+                mrr = np.mean([next((1 / (i + 1) for i, c in enumerate(o[:10]) if c in set(q["hits"])), 0.0)
+                               for q, o in zip(qs, orders)])
+                row += f"{f'{r10:.2f}/{mrr:.2f}':>18}"
+            print(row)
+    print("\nconstants chosen per fold:")
+    for held, chosen in chosen_all.items():
+        print(f"  without {held}: " + "; ".join(
+            f"{s}: " + ",".join(f"{k}={chosen[s][k]}" for k in GRID.get(s, {})) for s in systems if GRID.get(s)))
+    # the gap that marks a lexical winner: its spread on natural questions
+    ratios = []
+    for n in names:
+        for q in data[n]:
+            if q["set"] == "natural" and len(q["lexical"]) > 1 and q["lexical"][1][1] > 0:
+                ratios.append(q["lexical"][0][1] / q["lexical"][1][1])
+    if ratios:
+        r = np.array(ratios)
+        print(f"\nBM25 top-1/top-2 score ratio on natural questions: median {np.median(r):.2f}, "
+              f"p90 {np.percentile(r, 90):.2f}, p99 {np.percentile(r, 99):.2f}, share >= 2.0: "
+              f"{(r >= 2.0).mean():.3f}")
+    t_s = [q["t_search"] * 1000 for n in names for q in data[n]]
+    t_r = [q["t_rerank"] * 1000 for n in names for q in data[n] if q["n_rerank"]]
+    if t_s:
+        print(f"hybrid search (both sides) p50 {statistics.median(t_s):.1f} ms")
+    if t_r:
+        npairs = statistics.median([q["n_rerank"] for n in names for q in data[n] if q["n_rerank"]])
+        print(f"reranking {npairs:.0f} candidates per query: p50 {statistics.median(t_r):.0f} ms, "
+              f"p90 {np.percentile(t_r, 90):.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+"""Fusion that never buries an exact match (issue 17, point 3).
+
+A note that holds a rare term the person typed (an invoice number, an error code, an
+identifier) ranks first on BM25 by a wide margin; rank fusion alone put passages that
+both sides rank in the middle above it. The rule: BM25's clear winners are pinned first.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from indexer import search
+from indexer.search import fuse, lexical_winners, rrf
+
+TOPICS = ["the kitchen renovation", "quarterly budget review", "garden watering plan",
+          "the server migration", "a dentist appointment", "the team offsite", "book club",
+          "car insurance renewal", "the tax return", "a birthday party", "the new laptop",
+          "the flat viewing", "a holiday in Lisbon", "the print shop order", "the piano lesson"]
+FILLER = ["We agreed to check the numbers again next week.", "Anna will send the summary.",
+          "Nothing urgent came up.", "The open questions are listed below.",
+          "Costs were lower than expected.", "The next meeting is on Thursday.",
+          "Please bring the printed copies.", "Everyone liked the second option better.",
+          "Tom asked whether the deadline can move.", "The supplier confirmed the order.",
+          "We still need a decision on the colour.", "Marta found a cheaper offer online.",
+          "The contract has to be signed by Friday.", "Two people could not attend.",
+          "The photos are in the shared folder.", "Parking near the office is difficult.",
+          "Lunch will be provided for everyone.", "The old plan is no longer valid.",
+          "A reminder goes out on Monday morning.", "The receipts are kept in the blue box."]
+
+
+def _notes(n: int = 400) -> dict[str, str]:
+    rng = random.Random(5)
+    notes = {}
+    for i in range(n):
+        topic = TOPICS[i % len(TOPICS)]
+        # the marker is one word among ~150, as in a real note: the dense side sees the
+        # note as one of many alike
+        body = " ".join(rng.sample(FILLER, 12))
+        more = " ".join(rng.sample(FILLER, 8))
+        notes[f"note-{i:04d}.md"] = (f"# Notes on {topic}\n\n{body}\n\nWe talked about {topic} "
+                                     f"again. {more} Filed under token-{i:04d}-zq.\n")
+    return notes
+
+
+def test_lexical_winners_need_a_clear_gap():
+    # a unique marker: 11.4 against 1.3 (the case measured in issue 17)
+    assert lexical_winners([(7, 11.4), (3, 1.3), (9, 1.2)]) == [7]
+    # the same marker in two notes: both are winners, in BM25's order
+    assert lexical_winners([(7, 11.4), (8, 11.0), (3, 1.3)]) == [7, 8]
+    # a question in words: scores close together, nothing pinned
+    assert lexical_winners([(1, 9.1), (2, 8.0), (3, 7.5), (4, 7.4), (5, 7.0)]) == []
+    # a gap only below the 4th hit is no exact match any more
+    assert lexical_winners([(1, 9.0), (2, 8.9), (3, 8.8), (4, 8.7), (5, 1.0)]) == []
+    # a single hit is a winner (nothing else holds the term)
+    assert lexical_winners([(4, 3.0)]) == [4]
+    assert lexical_winners([]) == []
+
+
+def test_fuse_pins_the_winner_above_passages_both_sides_rank_in_the_middle():
+    dense = [(cid, 0.5) for cid in range(100, 150)]          # the note is not among them
+    lexical = [(42, 11.4)] + [(cid, 1.3) for cid in range(149, 100, -1)]
+    plain = rrf([c for c, _ in dense], [c for c, _ in lexical])
+    plain_order = [c for c, _ in sorted(plain.items(), key=lambda kv: -kv[1])]
+    assert plain_order.index(42) >= 10      # rank fusion alone buries it (the bug)
+    fused = fuse(dense, lexical)
+    assert fused[0][0] == 42
+    assert fused[0][1] > fused[1][1]         # its shown score says it is first
+    # everything else keeps its fused order
+    assert [c for c, _ in fused[1:]] == [c for c in plain_order if c != 42]
+
+
+def test_a_unique_marker_is_found_among_400_similar_notes(tmp_path, make_index):
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for name, text in _notes().items():
+        (folder / name).write_text(text)
+    idx = make_index()
+    idx.add_root(folder)
+    idx.update()
+    for marker in ("token-0150-zq", "token-0007-zq", "token-0399-zq"):
+        hits = idx.search(marker, k=5)
+        assert hits and hits[0].path.endswith(f"note-{marker[6:10]}.md"), (
+            marker, [h.path.rsplit("/", 1)[-1] for h in hits])
+    # without the pinning, the same index buries the note: this is what the test guards
+    vectors = idx._vectors_index()
+    qv = idx.embedder.encode(["token-0150-zq"])[0]
+    dense, lexical = search.scored_rankings(vectors, qv, "token-0150-zq", 50)
+    note = lexical[0][0]
+    assert note not in {d for d, _ in dense}      # one word of ~150: dense does not see it
+    plain = [c for c, _ in fuse([d for d, _ in dense], [x for x, _ in lexical])]
+    assert plain.index(note) >= 3                 # measured: 6th-8th of the fused list
+
+
+@pytest.mark.parametrize("query", ["what was decided about the server migration",
+                                   "garden watering plan"])
+def test_questions_in_words_pin_nothing(tmp_path, make_index, query):
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for name, text in list(_notes().items())[:60]:
+        (folder / name).write_text(text)
+    idx = make_index()
+    idx.add_root(folder)
+    idx.update()
+    vectors = idx._vectors_index()
+    _, lexical = search.scored_rankings(vectors, None, query, 50)
+    assert lexical and lexical_winners(lexical) == []
