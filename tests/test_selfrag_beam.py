@@ -408,3 +408,121 @@ def test_no_retrieval_answer_that_asks_for_evidence_later_fetches_it_and_says_so
                          ("Bravo one.", "fully", 0, "own")]
     assert ans.decision.retrieved is False and r.queries == [("Q? Own.", 1)]
     assert any("asked for evidence later" in n for n in ans.notes)
+
+
+# --- issue 18: segment length, the trained frame, substituted tokens, the decision -------
+
+def test_segments_are_300_tokens_by_default():
+    from localrag.settings import Settings
+
+    assert EngineConfig().max_tokens == 300
+    assert EngineConfig.from_settings(Settings()).max_tokens == 300
+    assert EngineConfig.from_settings(Settings(), selfrag=False).max_tokens == 200
+
+
+def test_a_segment_cut_at_max_tokens_goes_on_in_the_same_sequence():
+    """max_tokens 3 cuts "Alpha one two three." after "one": the next step continues
+    the same sequence (nothing inserted), the two parts are read as one segment: whole
+    sentences, its own IsSup token, and its [Utility:5] counted."""
+    m = question_model()
+    m.on_passage("a1text", isrel=RELEVANT, text="Alpha one two three.", issup=FULL)
+    e = engine(m, k=1, beam_width=1, max_tokens=3, weights=NO_SEQ)
+    ans = e.answer("Q?", retrieve=Retriever([passage(1, "a1text")]))
+    assert rows(ans) == [("Alpha one two three.", "fully", 0, "own")]
+    first, second, third = m.calls        # 3 tokens a step: 9 tokens in all
+    assert second.branches == third.branches == [[]]     # nothing inserted
+    assert second.prefix == first.prefix + first.branches[0] + [
+        m.piece_id(p) for p in ("[Relevant]", "Alpha", " one")]
+    assert third.prefix == second.prefix + [m.piece_id(p) for p in (" two", " three", ".")]
+    last = e.last_trace[-1]
+    assert last.finished and last.scored == 1 and last.score == pytest.approx(2.5, abs=EXACT)
+    assert any("max_tokens" in n and "continued" in n for n in ans.notes)
+
+
+def test_an_answer_that_must_end_mid_sentence_drops_the_unfinished_sentence():
+    m = question_model()
+    m.on_passage("a1text", isrel=RELEVANT, text="Alpha one. Bravo two three four.", issup=FULL)
+    e = engine(m, k=1, beam_width=1, max_tokens=3, max_segments=1)
+    ans = e.answer("Q?", retrieve=Retriever([passage(1, "a1text")]))
+    # step 1 writes [Relevant] Alpha one, the depth-limit step ". Bravo two": still cut
+    assert [s.text for s in ans.segments] == ["Alpha one."]
+    assert ans.segments[0].citation == 0
+    assert any("unfinished last sentence was left out" in n for n in ans.notes)
+
+
+def long_passage(n: int, word: str, count: int = 60):
+    return passage(n, " ".join([f"{word}{i}" for i in range(count)]))
+
+
+def frame_starts(m: ScriptedModel, ids: list[int]) -> list[int]:
+    return [i for i, t in enumerate(ids) if t == m.piece_id("[Relevant]")]
+
+
+def test_later_segments_keep_the_earlier_passage_frames():
+    """Every [Relevant] follows a </paragraph>, as in training: the second step's
+    context holds the first passage whole when the trained length allows."""
+    m = question_model()
+    m.on_passage("a1text", isrel=RELEVANT, text="Alpha one.", issup=FULL, end=ASK)
+    m.on_passage(("b1text", "Alpha one"), isrel=RELEVANT, text="Bravo one.", issup=FULL)
+    r = Retriever([passage(1, "a1text")], [passage(2, "b1text")])
+    ans = engine(m, k=1, beam_width=1).answer("Q?", retrieve=r)
+    assert ans.text == "Alpha one. Bravo one."
+    first, second = m.calls
+    assert "a1text" in m.detokenize(second.prefix)
+    ctx = second.prefix + second.branches[0]
+    for i in frame_starts(m, ctx + [m.piece_id("[Relevant]")]):
+        assert m.piece(ctx[i - 1]) == "</paragraph>"
+
+
+def test_past_the_trained_length_earlier_passages_are_trimmed_but_their_frames_stay():
+    m = question_model()
+    m.on_passage("alpha0", isrel=RELEVANT, text="Alpha one.", issup=FULL, end=ASK)
+    m.on_passage(("bravo0", "Alpha one"), isrel=RELEVANT, text="Bravo one.", issup=FULL, end=ASK)
+    m.on_passage(("charlie0", "Bravo one"), isrel=RELEVANT, text="Charlie one.", issup=FULL)
+    r = Retriever([long_passage(1, "alpha")], [long_passage(2, "bravo")],
+                  [long_passage(3, "charlie")])
+    e = engine(m, k=1, beam_width=1, max_tokens=16, trained_ctx=160)
+    ans = e.answer("Q?", retrieve=r)
+    assert ans.text == "Alpha one. Bravo one. Charlie one."
+    v = {p: m.piece_id(p) for p in ("[Retrieval]", "<paragraph>", "</paragraph>", "[Relevant]")}
+    third = m.calls[2]
+    ctx = third.prefix + third.branches[0]
+    assert len(ctx) <= 160                                     # within the trained length
+    assert ctx.count(v["<paragraph>"]) == 3 and ctx.count(v["</paragraph>"]) == 3
+    for i in frame_starts(m, ctx + [v["[Relevant]"]]):
+        assert ctx[i - 1] == v["</paragraph>"]
+    opens = [i for i, t in enumerate(ctx) if t == v["<paragraph>"]]
+    assert all(ctx[i - 1] == v["[Retrieval]"] for i in opens)
+    text = m.detokenize(ctx)
+    assert "alpha0" in text and "alpha59" not in text       # the oldest passage was cut
+    assert "charlie59" in text                               # the new one is whole
+    assert any("earlier passages were trimmed" in n for n in ans.notes)
+
+
+def test_a_token_written_in_place_of_retrieval_is_left_out_of_the_sequence_score():
+    """Mode never: the model's [Retrieval] (p = 1) becomes [No Retrieval] (p = 0): that
+    log-probability (-inf) is not the model's, so it leaves the sequence mean alone:
+    every other token is certain, exp(mean) = 1."""
+    m = question_model()
+    m.on_no_retrieval("Own.")
+    m.rule({"[Retrieval]": 1.0}, after=["[No Retrieval]", "Own", "."])
+    m.on_no_retrieval(" More.", contains="Own.")
+    ans = engine(m, mode="never").answer("Q?", retrieve=Retriever([]))
+    assert ans.text == "Own. More."
+    assert ans.segments[0].scores.seq == pytest.approx(1.0, abs=EXACT)
+
+
+@pytest.mark.parametrize("case", ["no passage", "strict"])
+def test_on_decision_sends_the_final_decision(case):
+    m = question_model()
+    m.on_passage("z1text", isrel=RELEVANT, text="Zed.", issup={"[No support / Contradictory]": 1.0})
+    m.on_no_retrieval("Own.")
+    seen: list[tuple[bool, str]] = []
+    if case == "no passage":
+        e, r = engine(m, k=1), Retriever([])
+    else:
+        e, r = engine(m, k=1, strict=True), Retriever([passage(1, "z1text")])
+    ans = e.answer("Q?", retrieve=r, on_decision=lambda d: seen.append((d.retrieved, d.reason)))
+    assert ans.decision.retrieved is False
+    assert seen == [(False, ans.decision.reason)]
+    assert rows(ans) == [("Own.", "no_retrieval", None, "retrieval")]
