@@ -227,8 +227,9 @@ class Assistant:
 
             from localrag.answering.generate.selfrag import EngineConfig
 
-            config = EngineConfig.from_settings(self.settings)
-            if self.model.kind is ModelKind.SELFRAG:
+            selfrag = self.model.kind is ModelKind.SELFRAG
+            config = EngineConfig.from_settings(self.settings, selfrag=selfrag)
+            if selfrag:
                 from localrag.answering.judge.critics import EmbeddingCritic
                 from localrag.answering.generate.selfrag import SelfRagEngine
 

@@ -86,12 +86,15 @@ def build_parser() -> argparse.ArgumentParser:
         "models", help="list the catalogue and the model files here, check one file, or "
         "download a model (pull: the only command that uses the network)",
         usage="localrag models [GGUF] [--json]\n"
-        "       localrag models pull [NAME | OWNER/REPO/FILE.gguf | URL] [--use] [--offline]",
+        "       localrag models pull [NAME | OWNER/REPO/FILE.gguf | URL] [--use] [--offline]\n"
+        "       localrag models check-selfrag [GGUF] [--json]",
         description="Without arguments: the catalogue (what `pull` can download by name) "
         "next to the model files here. With GGUF: check that file without running it. "
         "`pull` downloads a model into DATA_DIR/models (default selfrag-7b, i.e. "
         "selfrag-7b:q4_k_m), resumes an interrupted download, and checks the file before "
-        "it can be selected.")
+        "it can be selected. `check-selfrag` runs a Self-RAG file (default: the model in "
+        "use) on ten fixed question-passage pairs and says whether it wants a space piece "
+        "after special tokens (the space_after_special setting).")
     p.add_argument("target", nargs="*", metavar="GGUF | pull NAME", help=argparse.SUPPRESS)
     p.add_argument("--use", action="store_true",
                    help="pull: make the downloaded model the one in use (settings model_path)")
@@ -344,6 +347,10 @@ def cmd_models(args: argparse.Namespace) -> int:
             raise _usage_error(f"pull takes one model, not {len(target) - 1}: "
                                + " ".join(target[1:]))
         return _cmd_pull(args, target[1] if len(target) > 1 else None)
+    if target and target[0] == "check-selfrag":
+        if len(target) > 2:
+            raise _usage_error(f"check-selfrag takes one model file, not {len(target) - 1}")
+        return _cmd_check_selfrag(args, target[1] if len(target) > 1 else None)
     if len(target) > 1:
         raise _usage_error(f"give one model file, not {len(target)}")
     if args.use or args.offline:
@@ -366,11 +373,38 @@ def cmd_models(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_check_selfrag(args: argparse.Namespace, path: str | None) -> int:
+    from localrag.answering.check_selfrag import check_selfrag
+    from localrag.paths import Paths
+    from localrag.settings import Settings
+    from models.inspect import inspect_gguf
+    from models.loader import load_model
+
+    settings = Settings.load(Paths.resolve(args.data_dir).settings_file)
+    if path is None:
+        path = settings.model_path
+        if not path:
+            raise _usage_error("no Self-RAG model is in use: give its file, "
+                               "localrag models check-selfrag FILE.gguf")
+    inspect_gguf(path)                    # a missing or broken file: its message
+    model = load_model(path, n_ctx=2048, n_threads=settings.n_threads,
+                       n_gpu_layers=settings.n_gpu_layers)
+    try:
+        report = check_selfrag(model)     # refuses a model without the reflection tokens
+    finally:
+        model.close()
+    if args.json:
+        _print_json(report.to_json())
+    else:
+        print(report.describe())
+    return 0
+
+
 def _usage_error(message: str):
     from localrag.errors import SettingsError
 
     return SettingsError(message, hint="localrag models [GGUF] | localrag models pull [NAME] "
-                         "[--use] [--offline]")
+                         "[--use] [--offline] | localrag models check-selfrag [GGUF]")
 
 
 def _overview_text(overview) -> str:

@@ -87,8 +87,10 @@ class Settings:
     n_ctx: int = 4096
     """Context window in tokens (the Self-RAG GGUF declares 4096)."""
 
-    max_tokens: int = 200
-    """Most tokens generated for one segment."""
+    max_tokens: int = 0
+    """Most tokens generated in one step; 0 = the engine's default: 300 per Self-RAG
+    segment (the reference long-form runs; a segment cut there goes on in the same
+    sequence), 200 for an instruct model's answer."""
 
     # --- Self-RAG ----------------------------------------------------------------------
     retrieval_mode: RetrievalMode = "adaptive"
@@ -120,6 +122,11 @@ class Settings:
 
     max_segments: int = 6
     """Depth limit of segment-level beam search."""
+
+    space_after_special: bool = True
+    """Tokenize passage text after `<paragraph>` with a leading "▁" piece, as the
+    training tokenizer did after every added token; `localrag models check-selfrag FILE`
+    measures which way a model file prefers."""
 
     # --- app --------------------------------------------------------------------------
     theme: str = "textual-dark"
@@ -200,7 +207,7 @@ class Settings:
             "chunk_words": not 20 <= value <= 2000 if key == "chunk_words" else False,
             "chunk_tokens": not (value == 0 or 32 <= value <= 8192) if key == "chunk_tokens" else False,
             "n_ctx": not 256 <= value <= 131072 if key == "n_ctx" else False,
-            "max_tokens": not 1 <= value <= 4096 if key == "max_tokens" else False,
+            "max_tokens": not 0 <= value <= 4096 if key == "max_tokens" else False,
         }
         if problems.get(key):
             ranges = {
@@ -214,7 +221,7 @@ class Settings:
                 "chunk_words": "between 20 and 2000",
                 "chunk_tokens": "0 (the model's window) or between 32 and 8192",
                 "n_ctx": "between 256 and 131072",
-                "max_tokens": "between 1 and 4096",
+                "max_tokens": "0 (the engine's default) or between 1 and 4096",
             }
             raise SettingsError(
                 f"Setting {key!r} in {source} is out of range: {value!r}",

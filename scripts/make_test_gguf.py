@@ -33,6 +33,10 @@ average into a dimension only NEXT's output row reads. Combined with two bigram 
 (`[Continue to Use Evidence]=▁Lyon`, `[Continue to Use Evidence]=▁Rome@11`) the model
 writes Rome after `[Continue to Use Evidence]` only while a passage containing MARKER is
 in its context, and Lyon otherwise: a test can see whether the passage was kept.
+MARKER may be several pieces (`A|B|C=NEXT@W` on the command line, a tuple in Python):
+each of them sets the marker dimension. tests/test_check_selfrag.py uses that to make a
+model that "was trained" with or without a "▁" after special tokens: the pieces that only
+the other tokenization produces make it write `</s>` instead of the reflection token due.
 
     python scripts/make_test_gguf.py --out /tmp/selfrag-tiny.gguf [--dim 64] [--layers 2]
         [--seed 0] [--dtype f32|f16|q8_0] [--reflection all|partial|none]
@@ -114,7 +118,7 @@ def write_test_gguf(
     context_length: int = 4096,
     vocab_file: Path | str = VOCAB_FILE,
     bias: Sequence[Rule] = (),
-    context: tuple[str, str, float] | None = None,
+    context: tuple[str | Sequence[str], str, float] | None = None,
 ) -> Path:
     """Write the test model to `out` and return its path.
 
@@ -166,8 +170,11 @@ def write_test_gguf(
     # the last len(rules) dimensions of the residual stream carry the rules, the two
     # before them the context rule (marker, then the averaged signal)
     rule_dims = list(range(dim - len(rules), dim))
-    ctx_rule = None if context is None else (known(context[0]), known(context[1]),
-                                             float(context[2]))
+    markers: list[int] = []
+    if context is not None:
+        marker = context[0]
+        markers = [known(marker)] if isinstance(marker, str) else [known(x) for x in marker]
+    ctx_rule = None if context is None else (markers[0], known(context[1]), float(context[2]))
     ctx_dims = [] if ctx_rule is None else [dim - len(rules) - 2, dim - len(rules) - 1]
     reserved = ctx_dims + rule_dims
     hand_rows = sorted({nxt for _, nxt, _ in rules} | ({ctx_rule[1]} if ctx_rule else set()))
@@ -230,7 +237,7 @@ def write_test_gguf(
     for d, (prev, _, _) in zip(rule_dims, rules):
         embd[prev, d] = BIAS_INPUT
     if ctx_rule is not None:
-        embd[ctx_rule[0], ctx_dims[0]] = CONTEXT_INPUT
+        embd[markers, ctx_dims[0]] = CONTEXT_INPUT
 
     def no_rule_rows(m: np.ndarray) -> np.ndarray:
         # layer outputs (rows = residual dims) must not disturb the hand-set dimensions
@@ -311,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
         context = parse(args.context, "--context")
         if len(context) != 3:
             parser.error("--context wants MARKER=NEXT@W")
+        if "|" in context[0]:
+            context = (tuple(context[0].split("|")), context[1], context[2])
     path = write_test_gguf(args.out, dim=args.dim, layers=args.layers, seed=args.seed,
                            dtype=args.dtype, reflection=args.reflection, bias=rules,
                            context=context)

@@ -74,6 +74,7 @@ class GenerateSpy:
         self.calls: list[int] = []
         self.args: list[tuple[list[int], list[list[int]]]] = []
         self.outputs: list = []
+        self.prompt_tokens: list[int] = []   # model.stats.prompt_tokens after each call
 
     def clear(self) -> None:
         self.calls.clear()
@@ -85,6 +86,7 @@ class GenerateSpy:
         self.args.append((list(prefix), [list(b) for b in branches]))
         out = self.inner(prefix, branches, **kw)
         self.outputs.append(out)
+        self.prompt_tokens.append(self.model.stats.prompt_tokens)
         return out
 
 
@@ -105,7 +107,10 @@ def reflection_strings() -> list[str]:
 
 
 def check_segments(answer) -> None:
-    assert answer.segments, "the answer has no segment"
+    # a random-weight model rarely ends a sentence: an answer cut at the limits then
+    # leaves out its unfinished sentence (never half a sentence), and may be empty
+    cut = any("unfinished last sentence was left out" in n for n in answer.notes)
+    assert answer.segments or cut, "the answer has no segment"
     for seg in answer.segments:
         assert seg.label in LABELS
         for token in reflection_strings():
@@ -149,17 +154,17 @@ def test_always_mode_answers_with_three_passages_in_one_batched_call(tiny_model,
     assert answer.critic == "selfrag" and answer.model == tiny_model.name
 
     # every expansion with evidence is ONE generate call holding all K=3 branches
-    evidence_expansions = [n for n in engine.last_trace if n.passage is not None]
     with_evidence_calls = [c for c in spy.calls if c == 3]
-    assert spy.calls and all(c in (1, 3) for c in spy.calls)
-    assert len(with_evidence_calls) * 3 == len(evidence_expansions)
+    # 0 branches: a segment cut at max_tokens goes on in the same sequence
+    assert spy.calls and all(c in (0, 1, 3) for c in spy.calls)
     assert len(retriever.queries) == len(with_evidence_calls)
     # the first expansion's three children are the three passages, in order
     first = [n for n in engine.last_trace if n.depth == 1]
     assert [n.passage for n in first] == [0, 1, 2]
-    # the shared prompt was evaluated once: fewer prompt tokens than K full prompts
+    # the shared prompt was evaluated once in the first call: fewer prompt tokens than
+    # K full prompts
     prompt = prompt_ids(tiny_model, QUESTION)[0]
-    assert tiny_model.stats.prompt_tokens < 3 * len(prompt) + sum(
+    assert spy.prompt_tokens[0] < 3 * len(prompt) + sum(
         len(tiny_model.tokenize(f"{p.title}\n{p.text}", special=False)) + 3 for p in PASSAGES)
 
 
@@ -175,9 +180,10 @@ def test_adaptive_decision_is_the_renormalised_probability_and_follows_the_thres
                                                         max_tokens=12, max_segments=1))
     retriever = Retriever(PASSAGES)
     answer = low.answer(QUESTION, retrieve=retriever)
-    # the engine reads the same cached logits row that measured_retrieve_probability read
-    # (same prefix, not evaluated again), so only float64 rounding separates the two
-    assert answer.decision.probability == pytest.approx(prob, abs=1e-9)
+    # the same prompt; the backend may evaluate it in another batch shape than before
+    # (its prefix cache holds the earlier answers' sequences), so float32 logits may
+    # differ in their last digits: 1e-6 is far below any threshold step
+    assert answer.decision.probability == pytest.approx(prob, abs=1e-6)
     assert answer.decision.probability == pytest.approx(retrieve_probability(prob, 1 - prob))
     assert answer.decision.retrieved is True and retriever.queries
     assert len(answer.passages) == 3
@@ -188,14 +194,13 @@ def test_adaptive_decision_is_the_renormalised_probability_and_follows_the_thres
     retriever = Retriever(PASSAGES)
     spy.calls.clear()
     answer = high.answer(QUESTION, retrieve=retriever)
-    # the engine reads the same cached logits row that measured_retrieve_probability read
-    # (same prefix, not evaluated again), so only float64 rounding separates the two
-    assert answer.decision.probability == pytest.approx(prob, abs=1e-9)
+    assert answer.decision.probability == pytest.approx(prob, abs=1e-6)   # as above
     assert answer.decision.retrieved is False
     assert retriever.queries == [] and answer.passages == []
-    assert spy.calls == [1]                     # one branch: [No Retrieval] + the answer
+    # one branch: [No Retrieval] + the answer (then 0: a cut answer goes on)
+    assert spy.calls[0] == 1 and set(spy.calls[1:]) <= {0}
     check_segments(answer)
-    assert {s.label for s in answer.segments} == {"no_retrieval"}
+    assert {s.label for s in answer.segments} <= {"no_retrieval"}   # (may be empty: cut)
     assert all(s.citation is None for s in answer.segments)
 
 
@@ -236,7 +241,7 @@ def test_prompt_stays_within_2048_tokens_for_the_llama2_selfrag_layout(tiny_gguf
         history = [(f"Question {t}: {turn}?", f"Answer {t}: {turn}.") for t in range(8)]
         huge = passage(7, " ".join(["The tower was repainted in many colours."] * 400))
         answer = engine.answer(QUESTION, retrieve=Retriever([huge]), history=history)
-        ((prefix, (branch,)),) = spy.args
+        prefix, (branch,) = spy.args[0]
         assert len(prefix) <= 1024 and len(prefix) + len(branch) <= 2048
         assert len(prefix) + len(branch) > 2000                    # the passage fills it
         text = model.detokenize(prefix)
@@ -311,7 +316,8 @@ def test_segment_beam_search_grows_on_real_retrieval_tokens(biased_models):
     answer = engine.answer(QUESTION, retrieve=retriever, on_segment=streamed.append)
     # every segment ends with [Retrieval]: retrieve again, up to the limit
     assert len(retriever.queries) == 1 + 2 + 2          # root, then 2 beams x 2 steps
-    assert max(n.depth for n in engine.last_trace) == 3
+    # depth 4: at the limit the pending [Retrieval] goes on once without new evidence
+    assert max(n.depth for n in engine.last_trace) == 4
     assert [s.text for s in answer.segments] == ["Paris.", "Paris.", "Paris."]
     assert all(s.label == "fully" and s.label_source == "own" for s in answer.segments)
     assert any("limit of 3 segments" in n for n in answer.notes)
@@ -407,11 +413,12 @@ def test_adaptive_threshold_at_a_real_retrieve_group_position(trained):
     assert (first.text, second.text) == ("Paris.", "Paris.")
     assert answer.passages[first.citation].passage in PASSAGES[:2]
     assert answer.passages[second.citation].passage == PASSAGES[2]
-    # the second round's context: the first segment without its passage, then [Retrieval]
+    # the second round's context: the first passage's frame and segment, then [Retrieval]
     prefix, (branch,) = spy.args[1]
     v = ReflectionVocab.require(model)
     assert prefix[-1] == v["[Fully supported]"] and branch[0] == v["[Retrieval]"]
-    assert v["</paragraph>"] not in prefix
+    first = prefix.index(v["[Relevant]"])
+    assert prefix[first - 1] == v["</paragraph>"] and v["<paragraph>"] in prefix[:first]
     check_segments(answer)
 
 

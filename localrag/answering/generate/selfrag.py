@@ -19,20 +19,33 @@ supported][Continue to Use Evidence] s2 [No Retrieval] s3 [Retrieval]<paragraph>
     `[Continue to Use Evidence]` (a passage is in context and it is the likelier of the
     two) or `[No Retrieval]`, and the sequence goes on; in adaptive mode the same happens
     when the threshold says no.
-  * A beam holds the prompt plus the segments chosen so far (with their reflection
-    tokens, without their passages: SELFRAG.md section 5). Each step, every unfinished
-    beam retrieves K passages and decodes one candidate per passage in ONE `generate`
-    call sharing the beam's context, or (no passage found, no room left, or the answer
-    began with `[No Retrieval]`) continues after `[No Retrieval]`.
-  * Beam score, length-independent: the MEAN of the beam's segment scores (segments
-    written with a passage; a segment without one has no critique and leaves the mean
-    as it is). The paper's product of segment scores (mostly above 1) favours whichever
-    beam goes on longest, so a finished short answer lost to any beam that continued;
-    the mean compares finished and unfinished beams fairly. The best `beam_width` beams
-    by mean survive each step (stable: on equal scores the earlier beam / passage wins).
-    A short answer is the case where every candidate ends at EOS in the first step: the
-    best score wins, except that closed-set answers (true/false, yes/no, A-E) pool the
-    scores of candidates giving the same label (scoring.closed_set_choice).
+  * A beam holds the whole sequence so far: the prompt, and for each segment its
+    `[Retrieval]<paragraph>P</paragraph>` frame and what the model wrote after it, as
+    training sequences do (every `[Relevant]` follows a `</paragraph>`). Passages stay
+    whole while the trained length allows; past it earlier passages are trimmed, the
+    frame always kept (`_fit`). Each step, every unfinished beam retrieves K passages
+    and decodes one candidate per passage in ONE `generate` call sharing the beam's
+    context, or (no passage found, no room left, or the answer began with `[No
+    Retrieval]`) continues after `[No Retrieval]`. A generation cut at max_tokens (300:
+    the reference long-form runs) is not an answer: the next step continues the same
+    sequence and the two parts are read as one segment, so no sentence is cut in two;
+    if the answer must end first, its unfinished last sentence is left out (a note
+    says so). At the depth limit a beam still asking for evidence goes on once without
+    it (`_finish`).
+  * Beam score, length-independent and counting utility once: the MEAN over the
+    beam's segments written with a passage of their per-segment terms ([exp(seq)] +
+    w_rel s_rel + w_sup s_sup), plus w_use s_use once, from the final segment, when the
+    beam is finished. Only the final segment carries a `[Utility:k]` token, so adding
+    utility per segment scored every segment that stopped for evidence 0 there and an
+    answer that asked for evidence lost to an equally good one-segment answer (and the
+    paper's product of segment scores, mostly above 1, favours whichever beam goes on
+    longest). Beams are compared with utility only when every beam compared is
+    finished; while any is unfinished, utility is left out for all, so finishing early
+    neither helps nor hurts. The best `beam_width` beams survive each step (stable: on
+    equal scores the earlier beam / passage wins). A short answer is the case where
+    every candidate ends at EOS in the first step: the best score wins, except that
+    closed-set answers (true/false, yes/no, A-E) pool the scores of candidates giving
+    the same label (scoring.closed_set_choice).
 
 Labels, sentence by sentence, each with its source (`Segment.label_source`):
   "own"        the IsSup token the model wrote right after this sentence;
@@ -40,8 +53,11 @@ Labels, sentence by sentence, each with its source (`Segment.label_source`):
                engine has one) judged the sentence against its passage;
   "segment"    no own token and no critic: the IsSup token the model wrote for its
                segment (same passage): the nearest one before it, else the first after;
-  "unjudged"   none of these (e.g. after `[Irrelevant]`, where training writes no IsSup
-               token) and no critic: labelled "none", nothing says it is supported;
+  "unjudged"   none of these and no critic: labelled "none", nothing says it is
+               supported;
+  "irrelevant" written after a passage the model marked `[Irrelevant]` (training
+               writes such sentences with no IsSup token, postprocess_data.py line 336):
+               labelled "no_retrieval", no citation, no critic;
   "retrieval"  written without evidence (after `[No Retrieval]`, or no passage in
                context): labelled "no_retrieval", no citation.
 Sentences after `[Continue to Use Evidence]` cite the passage still in context.
@@ -58,7 +74,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from indexer.records import Passage
@@ -82,8 +98,8 @@ from localrag.answering.judge.scoring import (
     total_score,
 )
 from localrag.settings import Settings
-from localrag.answering.label.units import join_units, plain_text, split_units
-from models.base import LanguageModel, Step, StopRule
+from localrag.answering.label.units import join_units, plain_text, split_units, unit_finished
+from models.base import Generation, LanguageModel, Step, StopRule
 from models.reflection import (
     PARAGRAPH_CLOSE,
     PARAGRAPH_OPEN,
@@ -108,6 +124,11 @@ class SupportCritic(Protocol):
 
 MIN_PASSAGE_TOKENS = 32   # below this a passage is useless; generation room shrinks first
 MIN_GEN_TOKENS = 8        # below this a step cannot write a segment: the beam ends
+INSTRUCT_MAX_TOKENS = 200 # an instruct model's whole answer (settings max_tokens = 0)
+FRAME_FLOOR_TOKENS = 16   # an earlier passage is cut to this (its title and first words)
+                          # before the new passage is cut; below it only the frame stays
+SEGMENT_TOKENS = 300      # tokens per segment: the reference long-form runs (README of
+                          # AkariAsai/self-rag, run_long_form_static.py --max_new_tokens 300)
 
 
 @dataclass
@@ -119,12 +140,18 @@ class EngineConfig:
     strict: bool = False
     beam_width: int = 2
     max_segments: int = 6
-    max_tokens: int = 200
+    max_tokens: int = SEGMENT_TOKENS
+    """Most tokens generated in one step; a segment cut there goes on in the same
+    sequence at the next step (module docstring)."""
     n_ctx: int = 4096
-    space_after_special: bool = False
-    """Tokenize passage text after `<paragraph>` with a leading space (llama.cpp's
-    string-prompt behaviour) instead of without (what the model emits); SELFRAG.md
-    'tokenization drift': kept switchable so both can be measured."""
+    space_after_special: bool = True
+    """Tokenize passage text after `<paragraph>` with a leading "▁" piece. Training
+    tokenized each example as one string with the slow Llama tokenizer (legacy mode,
+    retrieval_lm/script_finetune_7b.sh --use_slow_tokenizer), which starts every text
+    chunk after an added token with "▁", as llama.cpp does for a prompt string; so the
+    model read `<paragraph>`, `▁Title` and writes `[Relevant]`, `▁word`. False builds
+    the ids without it (SELFRAG.md 'tokenization drift'); `localrag models
+    check-selfrag FILE` measures which way a model file prefers."""
     trained_ctx: int | None = None
     """Sequence length the model was fine-tuned with; everything evaluated before a
     generation (prompt, history, earlier segments, the passage) is kept within it, the
@@ -132,7 +159,9 @@ class EngineConfig:
     (2,048 for the released Llama 2 Self-RAG models, else n_ctx)."""
 
     @classmethod
-    def from_settings(cls, s: Settings) -> "EngineConfig":
+    def from_settings(cls, s: Settings, *, selfrag: bool = True) -> "EngineConfig":
+        """The engine's settings; `selfrag=False` for the instruct engine, whose
+        max_tokens (0 in the settings: the default) caps a whole answer."""
         return cls(
             mode=s.retrieval_mode,
             threshold=s.threshold,
@@ -143,8 +172,9 @@ class EngineConfig:
             strict=s.strict,
             beam_width=s.beam_width,
             max_segments=s.max_segments,
-            max_tokens=s.max_tokens,
+            max_tokens=s.max_tokens or (SEGMENT_TOKENS if selfrag else INSTRUCT_MAX_TOKENS),
             n_ctx=s.n_ctx,
+            space_after_special=s.space_after_special,
         )
 
 
@@ -168,20 +198,57 @@ class TraceNode:
     depth: int
     passage: int | None        # index into Answer.passages; None without evidence
     segment_score: float       # this segment's critique score (SELFRAG.md section 4)
-    score: float               # the beam's score: mean segment score (module docstring)
+    score: float               # the beam's score (module docstring): base, + w_use*use when finished
     finished: bool
-    scored: int = 0            # segments in that mean (those written with a passage)
+    scored: int = 0            # segments in the mean `base` (those written with a passage)
+    base: float = 0.0          # mean of the scored segments' terms: [exp(seq)] + w_rel s_rel + w_sup s_sup
+    use: float | None = None   # s_use of the final segment (finished beams only)
     kept: bool = False
     dropped: bool = False      # strict mode removed it
 
 
 @dataclass
+class _Part:
+    """A run of the beam's token sequence: fixed ids (prompt, generated text), or a
+    passage frame `[Retrieval]<paragraph>` + the passage ids (first `cap`) + `</paragraph>`."""
+
+    ids: list[int]
+    frame: bool = False
+    cap: int = 0
+
+    def tokens(self, v: ReflectionVocab) -> list[int]:
+        if not self.frame:
+            return self.ids
+        return [v[RETRIEVE_YES], v[PARAGRAPH_OPEN], *self.ids[: self.cap], v[PARAGRAPH_CLOSE]]
+
+
+@dataclass
+class _Open:
+    """A segment cut by max_tokens: the next step continues the same sequence."""
+
+    steps: list[Step]
+    with_passage: bool
+    start: str | None
+    citation: int | None
+    passage: Passage | None
+    scored: bool               # its terms are the beam's last entry of `terms`
+
+
+@dataclass
 class _Beam:
     node: TraceNode
-    ctx: list[int]
+    parts: list[_Part]
     pieces: list[_Piece]
-    pending: Literal["retrieve", "none"] | None   # None = finished
+    pending: Literal["retrieve", "none", "continue"] | None   # None = finished
     text: str = ""
+    terms: list[float] = field(default_factory=list)
+    use: float | None = None
+    open: _Open | None = None
+    stop_watched: dict[int, float] = field(default_factory=dict)
+    """The watched log-probs at the `[Retrieval]` the beam stopped at."""
+    in_context: tuple[int, Passage] | None = None
+    """The passage the model is writing from (citation, passage): what a `[Continue to
+    Use Evidence]` refers to; None after an irrelevant one or none."""
 
 
 class SelfRagEngine:
@@ -293,12 +360,10 @@ class _Run:
                 hint="ask a shorter question or raise n_ctx in the settings",
             )
         decision = self._decide(prompt)
-        if self.on_decision is not None:      # lets a UI show the decision before the text
-            self.on_decision(decision)
         root = _Beam(
             node=self._node(None, passage=None, segment_score=0.0, score=0.0, finished=False,
                             kept=True),
-            ctx=prompt, pieces=[],
+            parts=[_Part(prompt)], pieces=[],
             pending="retrieve" if decision.retrieved else "none",
         )
         beams = [root]
@@ -311,18 +376,21 @@ class _Run:
                     pool.append(beam)
                 else:
                     pool.extend(self._expand(beam, decision))
-            winner = self._closed_set_winner(pool) if step == 0 else None
-            # the mean segment score: finished and unfinished beams compare fairly
-            pool.sort(key=lambda b: -b.node.score)   # stable: earlier wins ties
-            if winner is not None:
-                pool.remove(winner)
-                pool.insert(0, winner)
-            beams = pool[: self.cfg.beam_width]
-            for b in beams:
-                b.node.kept = True
+            if step == 0 and self.on_decision is not None:
+                # final now: no passage found / strict mode may have flipped `retrieved`
+                self.on_decision(decision)
+            beams = self._keep(pool, closed_set=step == 0)
             self._deliver_common(beams)
         if any(b.pending is not None for b in beams):
-            self._note(f"the answer stopped at the limit of {self.cfg.max_segments} segments")
+            self._note(f"the answer reached the limit of {self.cfg.max_segments} segments: "
+                       "its last part was written without new evidence")
+            pool = []
+            for beam in beams:
+                pool.extend([beam] if beam.pending is None else self._finish(beam))
+            beams = self._keep(pool, closed_set=False)
+        for beam in beams:
+            if beam.open is not None:
+                self._close_open(beam)
         best = beams[0]
         self._deliver(best.pieces)
         segments = [s for piece in best.pieces for s in piece.sentences]
@@ -340,6 +408,20 @@ class _Run:
             notes=self.notes,
             elapsed_s=time.monotonic() - t0,
         )
+
+    def _keep(self, pool: list[_Beam], *, closed_set: bool) -> list[_Beam]:
+        """The best `beam_width` beams of `pool` (module docstring: utility counts only
+        when every beam compared is finished); stable, earlier beams win ties."""
+        winner = self._closed_set_winner(pool) if closed_set else None
+        all_done = all(b.pending is None for b in pool)
+        pool.sort(key=lambda b: -(b.node.score if all_done else b.node.base))
+        if winner is not None:
+            pool.remove(winner)
+            pool.insert(0, winner)
+        kept = pool[: self.cfg.beam_width]
+        for b in kept:
+            b.node.kept = True
+        return kept
 
     def _decide(self, prompt: list[int]) -> RetrievalDecision:
         mode, threshold = self.cfg.mode, self.cfg.threshold
@@ -370,53 +452,105 @@ class _Run:
         return pool[choice.best]
 
     # --- expansion ----------------------------------------------------------------------
+    def _ctx(self, parts: list[_Part]) -> list[int]:
+        v = self.vocab
+        return [t for part in parts for t in part.tokens(v)]
+
     def _expand(self, beam: _Beam, decision: RetrievalDecision) -> list[_Beam]:
+        if beam.pending == "continue":
+            return [self._continue_open(beam, fetch=True)]
         if beam.pending == "retrieve":
             children = self._expand_with_evidence(beam, decision)
             if children is not None:
                 return children
-        return self._expand_without_evidence(beam)
+        return [self._without_evidence(beam, self.vocab[RETRIEVE_NO], fetch=True)]
 
-    def _room(self, ctx: list[int], branch_len: int) -> int:
-        return min(self.cfg.max_tokens, self.e.n_ctx - len(ctx) - branch_len)
+    def _finish(self, beam: _Beam) -> list[_Beam]:
+        """At the depth limit a beam still waiting goes on without new evidence: a cut
+        segment continues; a `[Retrieval]` becomes what the stop rule writes where no
+        passage may be fetched (the likelier of `[Continue to Use Evidence]`, when a
+        usable passage is in context, and `[No Retrieval]`). Nothing is fetched in it."""
+        if beam.pending == "continue":
+            return [self._continue_open(beam, fetch=False)]
+        v = self.vocab
+        token = v[RETRIEVE_NO]
+        if beam.pending == "retrieve" and beam.in_context is not None:
+            p_cont, p_no = group_probs(beam.stop_watched, [v[RETRIEVE_CONTINUE], v[RETRIEVE_NO]])
+            if p_cont > p_no:
+                token = v[RETRIEVE_CONTINUE]
+        return [self._without_evidence(beam, token, fetch=False)]
 
-    def _passage_budget(self, ctx: list[int]) -> int:
-        """Tokens a passage may take after `ctx` (3 = [Retrieval] <paragraph> </paragraph>):
-        it leaves max_tokens of generation room in n_ctx and keeps the evaluated prompt
-        within the trained length; a passage is never cut below MIN_PASSAGE_TOKENS while
-        a segment still fits (then the trained length is passed, with a note)."""
-        room = self.e.n_ctx - len(ctx) - 3
-        budget = min(room - self.cfg.max_tokens, self.e.prompt_limit - len(ctx) - 3)
-        if budget < MIN_PASSAGE_TOKENS:
-            budget = min(MIN_PASSAGE_TOKENS, room - MIN_GEN_TOKENS)
-            if budget >= 1 and len(ctx) + 3 + budget > self.e.prompt_limit:
+    def _room(self, ctx_len: int, branch_len: int) -> int:
+        return min(self.cfg.max_tokens, self.e.n_ctx - ctx_len - branch_len)
+
+    def _fit(self, parts: list[_Part], want: int, *, notes: bool = True
+             ) -> tuple[list[_Part], int] | None:
+        """The beam's parts with their earlier passages trimmed where needed, and the
+        tokens the new passage may take (None: not even a short segment fits).
+
+        Everything evaluated before the generation stays within the trained length and
+        leaves max_tokens of room in n_ctx. Earlier passages stay whole while that
+        allows (training sequences hold every passage); otherwise they are cut, oldest
+        first, to FRAME_FLOOR_TOKENS, then the new passage to MIN_PASSAGE_TOKENS, then the
+        earlier ones to their bare `[Retrieval]<paragraph></paragraph>` frame, which
+        always stays so that every `[Relevant]` follows a `</paragraph>` as in training.
+        Past that the trained length is passed (with a note) while a segment still fits."""
+        limit = min(self.e.n_ctx - self.cfg.max_tokens, self.e.prompt_limit)
+        frames = [i for i, p in enumerate(parts) if p.frame]
+        caps = {i: min(parts[i].cap, len(parts[i].ids)) for i in frames}
+        fixed = sum(len(p.ids) for p in parts if not p.frame) + 3 * (len(frames) + 1)
+        avail = limit - fixed
+        new = want
+        need = new + sum(caps.values())
+
+        def cut(i: int, floor: int) -> None:
+            nonlocal need
+            c = max(0, min(caps[i] - floor, need - avail))
+            caps[i] -= c
+            need -= c
+
+        for i in frames:
+            cut(i, min(FRAME_FLOOR_TOKENS, caps[i]))
+        if need > avail:
+            c = min(new - min(MIN_PASSAGE_TOKENS, new), need - avail)
+            new -= c
+            need -= c
+        for i in frames:
+            cut(i, 0)
+        used = fixed + sum(caps.values())
+        if need > avail:
+            new = min(new, self.e.n_ctx - used - MIN_GEN_TOKENS)
+            if new < 1:
+                return None
+            if notes and used + new > self.e.prompt_limit:
                 self._note(f"the prompt passed the {self.e.prompt_limit} tokens the model "
                            "was trained on")
-        return budget
+        if notes and any(caps[i] < parts[i].cap for i in frames):
+            self._note("earlier passages were trimmed to keep the answer's sequence within "
+                       f"{limit} tokens")
+        trimmed = [replace(p, cap=caps[i]) if p.frame else p for i, p in enumerate(parts)]
+        return trimmed, new
 
-    def _passage_ids(self, passage: Passage, budget: int) -> list[int]:
-        ids = encode_text(self.model, f"{passage.title}\n{passage.text}",
-                          leading_space=self.cfg.space_after_special)
-        if len(ids) > budget:
-            self._note(f"a passage from {passage.locator} was trimmed to fit the context")
-            ids = ids[: max(budget, 0)]
-        return ids
+    def _passage_ids(self, passage: Passage) -> list[int]:
+        return encode_text(self.model, f"{passage.title}\n{passage.text}",
+                           leading_space=self.cfg.space_after_special)
 
-    def _stop_rule(self, *, has_passage: bool) -> StopRule:
+    def _stop_rule(self, *, has_passage: bool, fetch: bool = True) -> StopRule:
         """What happens at a Retrieve-group token inside a generation (module docstring):
-        stop to fetch new passages, or go on in the same sequence."""
+        stop to fetch new passages, or go on in the same sequence (always, when `fetch`
+        is off)."""
         v = self.vocab
         yes, cont, no = v[RETRIEVE_YES], v[RETRIEVE_CONTINUE], v[RETRIEVE_NO]
         mode, threshold = self.cfg.mode, self.cfg.threshold
 
         def rule(step: Step) -> int | None:
-            if self.can_retrieve:
+            if self.can_retrieve and fetch:
                 if mode == "adaptive":
                     r = retrieve_group_probability(step.watched, v)
-                    fetch = r > threshold if r is not None else step.token == yes
+                    go = r > threshold if r is not None else step.token == yes
                 else:
-                    fetch = step.token == yes
-                if fetch:
+                    go = step.token == yes
+                if go:
                     return None
             if step.token != yes:
                 return step.token            # the model's own [Continue...] / [No Retrieval]
@@ -425,13 +559,19 @@ class _Run:
 
         return rule
 
+    def _generate(self, ctx: list[int], branches: list[list[int]], max_new: int, *,
+                  has_passage: bool, fetch: bool) -> list[Generation]:
+        self._check_cancel()
+        return self.model.generate(ctx, branches, max_tokens=max_new,
+                                   stop_ids=self.e._stop_ids, watch_ids=self.e._watch_ids,
+                                   at_stop=self._stop_rule(has_passage=has_passage, fetch=fetch))
+
     def _expand_with_evidence(
         self, beam: _Beam, decision: RetrievalDecision
     ) -> list[_Beam] | None:
         """K children, one per passage, decoded in one `generate` call; None = no evidence."""
         v = self.vocab
-        budget = self._passage_budget(beam.ctx)
-        if budget < 1:
+        if self._fit(beam.parts, 1, notes=False) is None:
             self._note("the context is full: the rest was written without new evidence")
             return None
         query = self.query if not beam.text else f"{self.query} {beam.text}"
@@ -446,38 +586,41 @@ class _Run:
         if beam.node.parent is not None and not decision.retrieved:
             self._note("the model asked for evidence later in the answer: the sentences "
                        "written after that cite what it found")
-        branches = [
-            [v[RETRIEVE_YES], v[PARAGRAPH_OPEN], *self._passage_ids(p, budget), v[PARAGRAPH_CLOSE]]
-            for p in passages
-        ]
-        max_new = self._room(beam.ctx, max(len(b) for b in branches))
+        full = [self._passage_ids(p) for p in passages]
+        fit = self._fit(beam.parts, max(len(ids) for ids in full))
+        if fit is None:
+            self._note("the context is full: the rest was written without new evidence")
+            return None
+        parts, cap = fit
+        for p, ids in zip(passages, full):
+            if len(ids) > cap:
+                self._note(f"a passage from {p.locator} was trimmed to fit the context")
+        frames = [_Part(ids, frame=True, cap=cap) for ids in full]
+        branches = [f.tokens(v) for f in frames]
+        ctx = self._ctx(parts)
+        max_new = self._room(len(ctx), max(len(b) for b in branches))
         if max_new < 1:
             return None
-        self._check_cancel()
-        gens = self.model.generate(beam.ctx, branches, max_tokens=max_new,
-                                   stop_ids=self.e._stop_ids, watch_ids=self.e._watch_ids,
-                                   at_stop=self._stop_rule(has_passage=True))
+        gens = self._generate(ctx, branches, max_new, has_passage=True, fetch=True)
         children: list[_Beam] = []
-        for passage, gen in zip(passages, gens):
+        for passage, frame, gen in zip(passages, frames, gens):
             crit = read_generation(gen, v, weights=self.cfg.weights,
                                    eos_id=self.model.eos_id, with_passage=True)
             index = self._judge(passage, crit)
             # strict: any IsSup token saying [No support / Contradictory] drops the candidate
-            drop = self.cfg.strict and NO_SUPPORT in crit.issup_tokens
-            scored = beam.node.scored + 1
-            node = self._node(beam.node, passage=index, segment_score=crit.total,
-                              score=(beam.node.score * beam.node.scored + crit.total) / scored,
-                              scored=scored, finished=crit.boundary != "retrieve", dropped=drop)
-            if drop:
+            if self.cfg.strict and NO_SUPPORT in crit.issup_tokens:
+                self._node(beam.node, passage=index, segment_score=crit.total,
+                           score=beam.node.base, base=beam.node.base, scored=beam.node.scored,
+                           finished=crit.boundary == "eos", dropped=True)
                 j = self.judgements[index]
                 if not any(c.passage == index and not c.dropped for c in self.trace):
                     j.dropped = True
                     j.drop_reason = "strict mode: the model marked its answer unsupported"
                 continue
-            scores = Scores(rel=crit.rel, sup=crit.sup, use=crit.use, seq=crit.seq,
-                            total=crit.total)
-            children.append(self._child(beam, node, crit, crit.context_ids,
-                                        scores=scores, citation=index, passage=passage))
+            children.append(self._child(
+                beam, [*parts, frame, _Part(_context_ids(gen))], gen, crit,
+                citation=index, passage=passage, with_passage=True, start=None,
+                scored="new"))
         if not children:
             n = len(passages)
             if beam.node.parent is None:
@@ -489,51 +632,136 @@ class _Run:
                 return None          # answer the question without evidence instead
             self._note(f"strict mode dropped all {n} candidates for the next segment (the "
                        "model marked them unsupported): the answer ends there")
-            beam.pending = None      # keep what this beam has; it ends here
-            beam.node.finished = True
+            self._end(beam)          # keep what this beam has; it ends here
             return [beam]
         return children
 
-    def _expand_without_evidence(self, beam: _Beam) -> list[_Beam]:
-        """One child: `[No Retrieval]` then the model's own words (label no_retrieval).
+    def _end(self, beam: _Beam) -> None:
+        beam.pending = None
+        if beam.open is not None:
+            self._close_open(beam)
+        beam.node.finished = True
+        beam.node.score = beam.node.base + self.cfg.weights.w_use * (beam.use or 0.0)
 
-        It leaves the beam's mean score as it is: with no critique to weigh, the segment
-        neither raises nor lowers its beam (its Scores still record seq and use)."""
-        no_ret = self.vocab[RETRIEVE_NO]
-        max_new = self._room(beam.ctx, 1)
+    def _without_evidence(self, beam: _Beam, token: int, *, fetch: bool) -> _Beam:
+        """One child: `token` (`[No Retrieval]`, or at the depth limit possibly `[Continue
+        to Use Evidence]`) then the model's own words. Sentences after `[No Retrieval]`
+        are labelled no_retrieval; after `[Continue to Use Evidence]` they cite the
+        passage in context. Such a segment has no IsRel term: it leaves the beam's mean
+        as it is (its utility still counts when it ends the answer)."""
+        v = self.vocab
+        ctx = self._ctx(beam.parts)
+        max_new = self._room(len(ctx), 1)
         if max_new < 1:
-            beam.pending = None
-            beam.node.finished = True
             self._note("the context is full: the answer stops here")
-            return [beam]
-        self._check_cancel()
-        (gen,) = self.model.generate(beam.ctx, [[no_ret]], max_tokens=max_new,
-                                     stop_ids=self.e._stop_ids, watch_ids=self.e._watch_ids,
-                                     at_stop=self._stop_rule(has_passage=False))
-        crit = read_generation(gen, self.vocab, weights=self.cfg.weights,
-                               eos_id=self.model.eos_id, with_passage=False)
-        info = total_score(rel=None, sup=None, use=crit.use, seq_mean_logprob=crit.seq_mean,
-                           weights=self.cfg.weights)
-        node = self._node(beam.node, passage=None, segment_score=info, score=beam.node.score,
-                          scored=beam.node.scored, finished=crit.boundary != "retrieve")
-        scores = Scores(use=crit.use, seq=crit.seq, total=info)
-        return [self._child(beam, node, crit, [no_ret, *crit.context_ids],
-                            scores=scores, citation=None, passage=None)]
+            self._end(beam)
+            return beam
+        cont = token == v[RETRIEVE_CONTINUE]
+        (gen,) = self._generate(ctx, [[token]], max_new,
+                                has_passage=beam.in_context is not None, fetch=fetch)
+        crit = read_generation(gen, v, weights=self.cfg.weights, eos_id=self.model.eos_id,
+                               with_passage=False, start="continue" if cont else None)
+        citation, passage = beam.in_context if beam.in_context is not None else (None, None)
+        return self._child(beam, [*beam.parts, _Part([token, *_context_ids(gen)])], gen, crit,
+                           citation=citation, passage=passage, with_passage=False,
+                           start="continue" if cont else None, scored=None)
 
-    def _child(self, beam: _Beam, node: TraceNode, crit: Critique, ctx_ids: list[int], *,
-               scores: Scores, citation: int | None, passage: Passage | None) -> _Beam:
-        sentences, fallback = self._sentences(crit.spans, scores=scores, citation=citation,
-                                              passage=passage)
-        text = join_units(sentences)
+    def _continue_open(self, beam: _Beam, *, fetch: bool) -> _Beam:
+        """A segment cut at max_tokens goes on in the same sequence (nothing is inserted);
+        the two parts are read as one generation, so no sentence is split between them."""
+        o = beam.open
+        assert o is not None
+        ctx = self._ctx(beam.parts)
+        max_new = self._room(len(ctx), 0)
+        if max_new < 1:
+            self._note("the context is full: the answer stops here")
+            self._end(beam)
+            return beam
+        (gen,) = self._generate(ctx, [], max_new, has_passage=beam.in_context is not None,
+                                fetch=fetch)
+        whole = Generation(steps=[*o.steps, *gen.steps], finish=gen.finish)
+        crit = read_generation(whole, self.vocab, weights=self.cfg.weights,
+                               eos_id=self.model.eos_id, with_passage=o.with_passage,
+                               start=o.start)  # type: ignore[arg-type]
+        return self._child(beam, [*beam.parts, _Part(_context_ids(gen))], whole, crit,
+                           citation=o.citation, passage=o.passage, with_passage=o.with_passage,
+                           start=o.start, scored="same" if o.scored else None, reopened=True)
+
+    def _child(self, beam: _Beam, parts: list[_Part], gen: Generation, crit: Critique, *,
+               citation: int | None, passage: Passage | None, with_passage: bool,
+               start: str | None, scored: Literal["new", "same"] | None,
+               reopened: bool = False) -> _Beam:
+        """The beam after one more generation. `scored`: "new" adds the segment's terms
+        to the beam's mean, "same" replaces the last entry (a cut segment continued),
+        None leaves the mean as it is. A generation cut at max_tokens stays open (no
+        piece yet): the next step continues it."""
+        w = self.cfg.weights
+        terms = list(beam.terms)
+        if scored is not None:
+            term = total_score(rel=crit.rel, sup=crit.sup, use=None,
+                               seq_mean_logprob=crit.seq_mean, weights=w)
+            if scored == "same" and terms:
+                terms[-1] = term
+            else:
+                terms.append(term)
+        pending: Literal["retrieve", "continue"] | None = (
+            "retrieve" if crit.boundary == "retrieve"
+            else "continue" if crit.boundary == "length" else None)
+        base = sum(terms) / len(terms) if terms else 0.0
+        use = crit.use if pending is None else None
+        score = base + w.w_use * (use or 0.0) if pending is None else base
+        node = self._node(beam.node, passage=citation if with_passage else None,
+                          segment_score=crit.total, score=score, base=base, use=use,
+                          scored=len(terms), finished=pending is None)
+        irrelevant = with_passage and crit.relevant is False
+        if with_passage:
+            in_context = None if irrelevant else (citation, passage)
+        else:
+            in_context = beam.in_context
+        child = _Beam(node=node, parts=parts, pieces=list(beam.pieces), pending=pending,
+                      text=beam.text, terms=terms, use=use, in_context=in_context)
+        if crit.boundary == "retrieve":
+            child.stop_watched = gen.steps[-1].watched
         if crit.boundary == "length":
-            self._note("a segment stopped at the max_tokens limit")
-        pending = "retrieve" if crit.boundary == "retrieve" else None
-        piece = _Piece(sentences, text, fallback)
-        return _Beam(node=node, ctx=beam.ctx + ctx_ids, pieces=[*beam.pieces, piece],
-                     pending=pending, text=f"{beam.text} {text}".strip())
+            if not reopened:
+                self._note("a segment reached the max_tokens limit: it was continued in "
+                           "the same sequence")
+            child.open = _Open(steps=list(gen.steps), with_passage=with_passage, start=start,
+                               citation=citation, passage=passage, scored=scored is not None)
+            return child
+        self._add_piece(child, crit, citation=citation, passage=passage,
+                        irrelevant=irrelevant, cut=False)
+        return child
+
+    def _close_open(self, beam: _Beam) -> None:
+        """The answer ends with a segment still cut at max_tokens: its complete sentences
+        are kept, the unfinished last one is left out (never half a sentence)."""
+        o = beam.open
+        assert o is not None
+        beam.open = None
+        crit = read_generation(Generation(steps=o.steps, finish="length"), self.vocab,
+                               weights=self.cfg.weights, eos_id=self.model.eos_id,
+                               with_passage=o.with_passage, start=o.start)  # type: ignore[arg-type]
+        self._add_piece(beam, crit, citation=o.citation, passage=o.passage,
+                        irrelevant=o.with_passage and crit.relevant is False, cut=True)
+
+    def _add_piece(self, beam: _Beam, crit: Critique, *, citation: int | None,
+                   passage: Passage | None, irrelevant: bool, cut: bool) -> None:
+        scores = Scores(rel=crit.rel, sup=crit.sup, use=crit.use, seq=crit.seq, total=crit.total)
+        sentences, fallback = self._sentences(crit.spans, scores=scores, citation=citation,
+                                              passage=passage, irrelevant=irrelevant)
+        if cut and sentences and not unit_finished(sentences[-1].kind, sentences[-1].text):
+            sentences.pop()
+            fallback = [i for i in fallback if i < len(sentences)]
+            self._note("the answer was cut at the max_tokens limit: its unfinished last "
+                       "sentence was left out")
+        text = join_units(sentences)
+        beam.pieces = [*beam.pieces, _Piece(sentences, text, fallback)]
+        beam.text = f"{beam.text} {text}".strip()
 
     def _sentences(self, spans: list[Span], *, scores: Scores, citation: int | None,
-                   passage: Passage | None) -> tuple[list[Segment], list[int]]:
+                   passage: Passage | None, irrelevant: bool = False
+                   ) -> tuple[list[Segment], list[int]]:
         """The segment's sentences with their labels and label sources (module docstring),
         and the indices of those the fallback critic is to label at delivery."""
         out: list[Segment] = []
@@ -541,10 +769,13 @@ class _Run:
         tokens: list[tuple[int, str]] = []     # (sentence index, IsSup token) with evidence
         for span in spans:
             units = split_units(self.model.detokenize(span.text_ids).strip())
-            evidence = passage is not None and span.kind != "no_retrieval"
+            evidence = passage is not None and span.kind != "no_retrieval" and not irrelevant
             for j, u in enumerate(units):
                 own = span.issup if j == len(units) - 1 else None
-                if not evidence:
+                if irrelevant and span.kind != "no_retrieval":
+                    # after [Irrelevant] training writes no support claim: no usable evidence
+                    label, source, cite, p = "no_retrieval", "irrelevant", None, None
+                elif not evidence:
                     label, source, cite, p = "no_retrieval", "retrieval", None, None
                 elif own is not None:
                     label, source, cite, p = label_from_issup(own), "own", citation, passage
@@ -604,6 +835,12 @@ class _Run:
         texts = [plain_text(s.kind, s.text) for s in todo]    # code without its fences
         for seg, judgement in zip(todo, critic.support(texts, f"{p.title}\n{p.text}")):
             seg.label, seg.label_source = judgement.label, "critic"
+
+
+def _context_ids(gen: Generation) -> list[int]:
+    """The generated ids that stay in the sequence: all but a final stop token."""
+    tokens = gen.tokens
+    return tokens[:-1] if gen.finish == "stop" and tokens else tokens
 
 
 __all__ = ["EngineConfig", "Retrieve", "SelfRagEngine", "SupportCritic", "TraceNode"]

@@ -101,6 +101,7 @@ def read_generation(
     weights: Weights,
     eos_id: int,
     with_passage: bool,
+    start: SpanKind | None = None,
 ) -> Critique:
     """Score `gen` as SELFRAG.md section 4 says, and cut its text into spans.
 
@@ -108,7 +109,12 @@ def read_generation(
     segment follows a passage; IsSup at the first position whose token is an IsSup
     token; IsUse at the first Utility token (all five Utility ids, not another group:
     the released script's bug). The sequence score is the mean log-prob of every
-    generated token including the final EOS or stop token.
+    generated token including the final EOS or stop token, except a token the engine's
+    stop rule wrote in place of the model's `[Retrieval]` (`Step.replaced`): the model
+    never chose it, so its (possibly tiny) probability says nothing about the text.
+    `start`: the kind of the first span (default: "evidence" after a passage, else
+    "no_retrieval"; "continue" when the segment goes on after `[Continue to Use
+    Evidence]` written by the engine).
 
     A generation that ended at a Retrieve-group stop token is a segment boundary (the
     engine's stop rule only stops there to fetch new passages); `[Continue to Use
@@ -133,7 +139,7 @@ def read_generation(
                 c.issup_token = names[step.token]
         if c.use is None and step.token in use_ids:
             c.use = s_use(group_probs(step.watched, use_ids))
-    c.seq_mean = mean_logprob([s.logprob for s in steps])
+    c.seq_mean = mean_logprob([s.logprob for s in steps if s.replaced is None])
     c.total = total_score(
         rel=c.rel, sup=c.sup, use=c.use, seq_mean_logprob=c.seq_mean, weights=weights
     )
@@ -153,7 +159,7 @@ def read_generation(
     skip = set(vocab.all_ids) | {eos_id}
     c.text_ids = [t for t in c.context_ids if t not in skip]
     c.spans = _spans(c.context_ids, vocab, names, skip,
-                     start="evidence" if with_passage else "no_retrieval")
+                     start=start or ("evidence" if with_passage else "no_retrieval"))
     return c
 
 

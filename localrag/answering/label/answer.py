@@ -21,13 +21,15 @@ Origin = Literal["model", "quote"]
 """model: written by the language model; quote: a sentence of the cited passage, quoted
 word for word (localrag.answering.generate.extract)."""
 
-LabelSource = Literal["own", "segment", "critic", "unjudged", "retrieval", "quote"]
+LabelSource = Literal["own", "segment", "critic", "unjudged", "retrieval", "irrelevant", "quote"]
 """Where a sentence's label came from (localrag.answering.generate.selfrag module docstring):
 own = the IsSup token the model wrote right after the sentence; segment = the IsSup token
 the model wrote for another sentence of the same segment (same passage); critic = the
 fallback critic (embedding + lexical overlap, or the instruct engine's critic) judged the
 sentence against its passage; unjudged = nothing judged it (labelled "none"); retrieval =
-written without evidence (label "no_retrieval"); quote = a passage sentence quoted verbatim
+written without evidence (label "no_retrieval"); irrelevant = written after a passage the
+model itself marked `[Irrelevant]` (label "no_retrieval", no citation: training writes no
+support claim there); quote = a passage sentence quoted verbatim
 (instruct answers: "fully" by construction)."""
 
 LABEL_SOURCE_TEXT: dict[str, str] = {
@@ -36,6 +38,7 @@ LABEL_SOURCE_TEXT: dict[str, str] = {
     "critic": "fallback critic",
     "unjudged": "not judged",
     "retrieval": "no retrieval",
+    "irrelevant": "passage judged irrelevant",
     "quote": "quoted verbatim",
 }
 """A few words per label source, shown next to the label (CLI, Markdown, TUI)."""
