@@ -465,3 +465,68 @@ async def test_command_palette_lists_the_app_commands(tmp_path):
         keys = {k for k, active in app.active_bindings.items() if active.binding.show}
         assert {"ctrl+n", "ctrl+s", "f2", "f3", "f4", "ctrl+t"} <= keys
         assert "escape" not in keys      # "esc Cancel" shows only while an answer runs
+
+
+async def test_enter_on_a_quote_opens_the_source_at_the_quotes_own_line(tmp_path, monkeypatch):
+    """Issue 17: a quote from the middle of a long passage opens the panel at the quote
+    (highlighted, its line in the header) and `e` opens the editor at that line, not at
+    the passage's first line."""
+    import dataclasses
+
+    from indexer.records import Passage
+    from localrag.answering.label.answer import Scores, Segment
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    lines = [f"Line {i} says nothing much about the garden." for i in range(1, 60)]
+    lines[41] = "Tomatoes need six hours of sun every day."          # line 42
+    doc = folder / "long.md"
+    doc.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    text = doc.read_text()
+    start = text.index("Line 10 ")
+    end = text.index("Line 55 ")
+    passage = Passage(chunk_id=7, path=str(doc), title="long.md", text=text[start:end],
+                      start_line=10, end_line=54, page=None, char_start=start, char_end=end,
+                      score=0.9)
+    record = tmp_path / "editor-args.txt"
+    editor = tmp_path / "fake-editor.sh"
+    editor.write_text(f'#!/bin/sh\necho "$@" > {record}\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.delenv("VISUAL", raising=False)
+    fake = FakeAssistant(tmp_path / "data")
+    original = fake.make_answer
+
+    def make(question, passages):
+        answer = original(question, passages)
+        answer.passages = [dataclasses.replace(answer.passages[0], passage=passage)]
+        answer.segments = [Segment(text="Tomatoes need six hours of sun every day.",
+                                   label="fully", scores=Scores(total=1.0), citation=0,
+                                   passage=passage, origin="quote", line=42,
+                                   label_source="quote")]
+        return answer
+
+    fake.make_answer = make
+    app = create_app(fake, first_run_screen=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        view = await ask(pilot, "tomatoes sun?")
+        quote = view.query(SegmentLine).first()
+        quote.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SourceScreen)
+        assert "line 42" in str(screen.query_one("#source-path").render())
+        body = screen.query_one("#source-body").render()
+        spans = [(s.start, s.end) for s in body.spans if s.style == HIGHLIGHT]
+        q_at = text.index("Tomatoes need")
+        assert spans == [(q_at, q_at + len("Tomatoes need six hours of sun every day."))]
+        scroll = screen.query_one("#source-scroll")
+        assert scroll.scroll_y > 0            # scrolled down to the quote, 32 lines in
+        await pilot.press("e")
+        for _ in range(100):
+            if record.exists() and record.read_text().strip():
+                break
+            await pilot.pause(0.05)
+        assert record.read_text().split() == ["+42", str(doc)]

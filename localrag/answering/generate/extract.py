@@ -37,15 +37,33 @@ class Span:
 _PROMPT_LINE = re.compile(r"^\s*\$ \S")       # "$ git add --patch foo   # add just ..."
 
 
+def _term_line(line: str, next_line: str) -> bool:
+    """A definition-list term once markup is cleaned ("--force-with-lease=<refname>:",
+    "core.autocrlf:"): a short line ending in ":" that names something rather than
+    saying something (an option, an identifier, no function words), with its description
+    indented under it. A sentence that introduces a code block ends in ":" too, but
+    speaks in words."""
+    s = line.strip()
+    if not s.endswith(":") or len(s.split()) > 8 or not next_line.strip():
+        return False
+    if indent_width(next_line) <= indent_width(line):
+        return False
+    words = re.findall(r"[A-Za-z]+", s)
+    return s.startswith("-") or not any(w.lower() in lexical.STOPWORDS for w in words) \
+        and bool(_IDENTIFIER.search(s) or len(words) <= 3)
+
+
 def _blocks(text: str) -> list[tuple[int, str]]:
     """`text` cut at lines of markup (rules, directives, AsciiDoc "term::" lines and "+"
-    continuations) and at shell-prompt lines ("$ git stash pop"), which would otherwise
-    glue onto the sentence after them: a listing of commands with "# comments" read as one
-    long sentence of prose and could be quoted as one."""
+    continuations, definition-list terms) and at shell-prompt lines ("$ git stash pop"),
+    which would otherwise glue onto the sentence after them: a listing of commands with
+    "# comments" read as one long sentence of prose and could be quoted as one."""
     out, start, pos = [], 0, 0
-    for line in text.split("\n"):
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
         end = pos + len(line)
-        if line.strip() and (is_markup(line) or _PROMPT_LINE.match(line)):
+        nxt = next((x for x in lines[n + 1:n + 3] if x.strip()), "")
+        if line.strip() and (is_markup(line) or _PROMPT_LINE.match(line) or _term_line(line, nxt)):
             if pos > start:
                 out.append((start, text[start:pos]))
             start = end + 1
@@ -98,6 +116,8 @@ class Quote:
     code: Span | None = None   # the block's lines, dedented, as one text (see code_after)
     context: str = ""   # "" for a chosen sentence; "before" / "after": a sentence quoted
                         # with the chosen one so it can be read (reading_context)
+    subject: Span | None = None   # the term or signature line the sentence describes
+                                  # (subject_of), quoted before it as code
 
 
 _CALLOUT = re.compile(r"(?:\s+<\d+>)+\s*$")      # AsciiDoc callouts: "$ git init   <1>"
@@ -167,6 +187,63 @@ def code_after(text: str, span: Span) -> Span | None:
     shown = [_CALLOUT.sub("", x).rstrip() for x in dedent_lines(block, depth)]
     start, end = offsets[first], offsets[last] + len(lines[last])
     return Span(start, end, "\n".join(shown))
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|\w\.\w|\(\s*\w*\s*\)|^-{1,2}\w|"
+                         r"::|[<>\[\]=]|\b[A-Z][A-Z0-9_]{2,}\b|\w/\w|\w-\w+\(")
+MAX_SUBJECT_CHARS = 100
+
+
+def _subject_words(line: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[A-Za-z][\w.\-]*[A-Za-z0-9]|[A-Za-z]", line)
+            if len(w) > 2 and w.lower() not in lexical.STOPWORDS}
+
+
+def subject_of(text: str, span: Span) -> Span | None:
+    """The line naming what the sentence `span` describes, when the sentence does not name
+    it: an option or signature term line ("--force-with-lease=<refname>:", "max_wal_senders
+    ( integer )", "getrecursionlimit()") or a heading line that stands right above the
+    paragraph the sentence opens. Such a description ("Specifies the maximum number of
+    concurrent connections ...") says nothing without its name.
+
+    Rules: the sentence starts its line and its paragraph; the nearest line above it
+    with words (past at most two blank lines) is short (at most MAX_SUBJECT_CHARS, no
+    sentence end), looks like an identifier, option or signature (_IDENTIFIER) or is a
+    term line ending in ":", and shares no content word with the sentence. Of several
+    term lines in a row (git's "--[no-]force-with-lease:" and its variants), the first."""
+    line_start = text.rfind("\n", 0, span.start) + 1
+    if text[line_start:span.start].strip():
+        return None                      # the sentence starts mid-line: not a paragraph's first
+    pos, blanks, lines = line_start, 0, []
+    while pos > 0 and len(lines) < 4:
+        prev_start = text.rfind("\n", 0, pos - 1) + 1
+        line = text[prev_start:pos - 1]
+        if not line.strip():
+            if lines:
+                break
+            blanks += 1
+            if blanks > 2:
+                return None
+        else:
+            stripped = line.strip()
+            term = stripped.endswith(":") and not stripped.endswith("::") or stripped.endswith("::")
+            if (len(stripped) > MAX_SUBJECT_CHARS or re.search(r"[.!?]$", stripped)
+                    or not (term or _IDENTIFIER.search(stripped))):
+                break
+            if lines and blanks == 0 and not term:
+                break
+            lines.append((prev_start, prev_start + len(line), stripped))
+            if not term:
+                break                    # a heading or signature: one line
+        pos = prev_start
+    if not lines:
+        return None
+    start, end, first = lines[-1]        # the first of the term lines, in file order
+    names = _subject_words(" ".join(x[2] for x in lines))
+    if not names or names & _subject_words(span.text):
+        return None                      # the sentence names its subject itself
+    lead = len(text[start:end]) - len(text[start:end].lstrip())
+    return Span(start + lead, end, first)
 
 
 _BACK_REFERENCE = re.compile(
@@ -450,7 +527,8 @@ def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Can
         if before is not None and (c.passage, before.start) not in taken:
             taken.add((c.passage, before.start))
             quotes.append(Quote(c.passage, before, probs[k], context="before"))
-        quotes.append(Quote(c.passage, c.span, probs[k], code_after(text, c.span)))
+        quotes.append(Quote(c.passage, c.span, probs[k], code_after(text, c.span),
+                            subject=subject_of(text, c.span) if before is None else None))
         if after is not None and (c.passage, after.start) not in taken:
             taken.add((c.passage, after.start))
             quotes.append(Quote(c.passage, after, probs[k], context="after"))
@@ -490,7 +568,7 @@ def fit_window(text: str, anchors: Sequence[Span], budget: int,
     return text[spans[lo].start:spans[hi].end]   # may exceed `budget`: anchors stay whole
 
 
-__all__ = ["Span", "Quote", "Candidate", "code_after", "sentence_spans", "line_at",
+__all__ = ["Span", "Quote", "Candidate", "code_after", "subject_of", "sentence_spans", "line_at",
            "select_quotes", "pick_quotes", "reading_context", "candidate_units",
            "candidates_of", "score_candidates", "AnswerScorer", "QuoteScorer",
            "ANSWER_FEATURES", "ANSWER_WEIGHTS", "question_terms", "fit_window"]

@@ -384,7 +384,10 @@ class _Run:
         self._check_cancel()
         passage = self.judgements[quote.passage].passage
         scores = Scores(rel=self.judgements[quote.passage].relevance, sup=1.0, total=quote.score)
-        pieces = [("sentence", quote.span.text, quote.span.start, False)]
+        pieces = []
+        if quote.subject is not None:   # what the sentence describes: its term line, as code
+            pieces.append(("code", fenced([quote.subject.text]), quote.subject.start, True))
+        pieces.append(("sentence", quote.span.text, quote.span.start, quote.subject is not None))
         if quote.code is not None:
             pieces.append(("code", fenced(quote.code.text.split("\n")), quote.code.start, True))
         out = []

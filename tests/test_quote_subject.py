@@ -1,0 +1,81 @@
+"""Quotes that keep their subject and sentences split where sentences end (issue 17,
+point 4). The passages are cut from real documentation as the index reads it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from indexer.parsers import parse_bytes
+from localrag.answering.generate.extract import candidate_units, sentence_spans, subject_of
+from localrag.answering.judge.lexical import split_sentences
+
+GIT_PUSH = ('ssh.\n\n--[no-]force-with-lease:\n--force-with-lease=<refname>:\n'
+            '--force-with-lease=<refname>:<expect>:\n\tUsually, "git push" refuses to update a '
+            'remote ref that is\n\tnot an ancestor of the local ref used to overwrite it.\n\n'
+            'This option overrides this restriction.')
+POSTGRES = ('The role and meaning of these parameters does not change.\n\n'
+            'max_wal_senders ( integer )\n\nSpecifies the maximum number of concurrent '
+            'connections from standby servers. The default is 10 .')
+KERNEL = 'dirty_ratio\n\n\nContains, as a percentage of total available memory, the number of pages.'
+
+
+def _span(text: str, start_words: str):
+    return next(s for s in sentence_spans(text) if s.text.startswith(start_words))
+
+
+@pytest.mark.parametrize("text, opening, subject", [
+    (GIT_PUSH, "Usually,", "--[no-]force-with-lease:"),
+    (POSTGRES, "Specifies the maximum", "max_wal_senders ( integer )"),
+    (KERNEL, "Contains, as a percentage", "dirty_ratio"),
+])
+def test_a_description_brings_the_name_it_describes(text, opening, subject):
+    span = _span(text, opening)
+    found = subject_of(text, span)
+    assert found is not None and found.text == subject
+    assert text[found.start:found.end] == subject     # offsets point at the file's line
+
+
+@pytest.mark.parametrize("text, opening", [
+    (POSTGRES, "The default is 10"),           # not the paragraph's first sentence
+    (GIT_PUSH, "This option overrides"),       # a paragraph of its own, no term above it
+    ("Setup\n\nInstall the package with pip first.", "Install"),   # a heading in words
+    ("max_wal_senders ( integer )\n\nmax_wal_senders sets the limit.", "max_wal_senders sets"),
+])
+def test_no_subject_where_the_sentence_needs_none(text, opening):
+    assert subject_of(text, _span(text, opening)) is None
+
+
+def test_a_term_line_is_not_glued_to_its_description():
+    texts = [s.text for s in sentence_spans(GIT_PUSH)]
+    assert any(t.startswith('Usually, "git push" refuses') for t in texts)
+    assert not any("<expect>: Usually" in t for t in texts)
+    # a sentence that introduces a code block still ends its own unit, with its words
+    intro = "Start a new repository for an existing code base:\n\n    $ git init\n"
+    assert [s.text for s in sentence_spans(intro)] == ["Start a new repository for an existing code base:"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Use a tool (e.g. grep) to find it. Then stop.", ["Use a tool (e.g. grep) to find it.", "Then stop."]),
+    ("Some flags, i.e. the ones set, are kept. Others go.",
+     ["Some flags, i.e. the ones set, are kept.", "Others go."]),
+    ("It is set, e.g., by the admin. Next.", ["It is set, e.g., by the admin.", "Next."]),
+    ("See the manual (cf. RFC 1123) for more. Done.", ["See the manual (cf. RFC 1123) for more.", "Done."]),
+    ("Compare A vs. B here. Done.", ["Compare A vs. B here.", "Done."]),
+    ("Apples, pears etc. are fruit. Next one.", ["Apples, pears etc. are fruit.", "Next one."]),
+    ("Apples, pears etc. The next one.", ["Apples, pears etc.", "The next one."]),
+])
+def test_sentences_split_around_abbreviations(text, expected):
+    assert split_sentences(text) == expected
+
+
+def test_real_postgres_page_quotes_no_fragment_at_e_g():
+    """An HTML reference page as the index reads it: no unit worth quoting ends in an
+    abbreviation or starts in lower case (a fragment cut at "e.g." or "i.e.")."""
+    page = Path(__file__).parent / "data" / "postgres_docs" / "runtime-config-replication.html"
+    text = parse_bytes(page.read_bytes(), ext=".html", name=page.name).text
+    units = candidate_units(text)
+    assert len(units) > 50
+    for u in units:
+        assert not u.text.rstrip().endswith(("e.g.", "i.e.", "(e.g.", "(i.e.")), u.text
