@@ -26,8 +26,8 @@ MODEL_FILE = "reranker.int8.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 META_FILE = "reranker.json"
 
-WINDOW_WORDS = 96      # words of a passage the model reads (about 128 word pieces)
-MAX_PIECES = 192       # question + title + window, special tokens included
+WINDOW_WORDS = 80      # words of a passage the model reads (about 110 word pieces)
+MAX_PIECES = 160       # question + title + window, special tokens included
 
 _WORD = re.compile(r"\S+")
 

@@ -5,7 +5,7 @@ never contribute a pair.
     python scripts/make_relevance_pairs.py            # -> bench/data/relevance/pairs.jsonl
 
 Sources of labels:
-- annotated questions (bench/data/retrieval/train-*.jsonl and heldout-*.jsonl: written by
+- annotated questions (bench/data/retrieval/train-*.jsonl, heldout-*.jsonl, train2-*.jsonl: written by
   annotator sessions from the rubric, each with the file and the verbatim key phrase that
   answers it). Positive: the chunk of that file holding the key phrase, and the sentence
   holding it. Negatives: the chunks localrag's own hybrid search ranks highest that do not
@@ -46,7 +46,9 @@ IDENT = re.compile(r"^(?=.*[a-z])(?=.*[_.\-/]|.*\d|.*[a-z][A-Z])[A-Za-z][\w.\-/]
 
 def training_questions(name: str) -> list[Question]:
     out = []
-    for f in (f"train-{name}.jsonl", f"heldout-{name}.jsonl"):
+    for f in (f"train-{name}.jsonl", f"heldout-{name}.jsonl", f"train2-{name}.jsonl"):
+        if not (DATA / f).exists():
+            continue
         for line in (DATA / f).read_text(encoding="utf-8").splitlines():
             if line.strip():
                 d = json.loads(line)
@@ -64,8 +66,10 @@ def index_dir(name: str) -> Path:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--exact-per-corpus", type=int, default=200)
+    ap.add_argument("--exact-per-corpus", type=int, default=100)
     ap.add_argument("--seed", type=int, default=17)
+    ap.add_argument("--corpora", default=",".join(TRAIN_CORPORA))
+    ap.add_argument("--out", default=str(OUT_DIR / "pairs.jsonl"))
     args = ap.parse_args()
     from bench_retrieval import LocalIndex
 
@@ -81,7 +85,9 @@ def main() -> None:
                 d = json.loads(line)
                 judged[(d["qid"], d["chunk_key"])] = d["label"]
     pairs = []
-    for name in TRAIN_CORPORA:
+    for name in args.corpora.split(","):
+        if name not in TRAIN_CORPORA:
+            raise SystemExit(f"{name} is not a training corpus ({', '.join(TRAIN_CORPORA)})")
         local = LocalIndex(index_dir(name), "onnx-int8")
         rows = local.idx.store.conn.execute(
             "SELECT c.id, f.path, c.title, c.text FROM chunks c JOIN files f ON f.id = c.file_id ORDER BY c.id"
@@ -150,7 +156,7 @@ def main() -> None:
         df: dict[str, set[int]] = {}
         for cid, _path, _title, text in rows:
             for w in set(re.findall(r"[A-Za-z][\w.\-/]{3,40}[A-Za-z0-9]", text)):
-                if IDENT.match(w):
+                if IDENT.match(w) and not re.fullmatch(r"[0-9a-f]{7,}", w):   # no bare hashes
                     df.setdefault(w, set()).add(cid)
         rare = sorted(w for w, s in df.items() if len(s) <= 2)
         rng.shuffle(rare)
@@ -177,11 +183,11 @@ def main() -> None:
         print(f"{name}: {n_q} questions with a clean positive of {len(qs)}, {made} exact lookups")
         local.idx.close()
     OUT_DIR.mkdir(parents=True, exist_ok=True)
-    with open(OUT_DIR / "pairs.jsonl", "w", encoding="utf-8") as fh:
+    with open(args.out, "w", encoding="utf-8") as fh:
         for p in pairs:
             fh.write(json.dumps(p, ensure_ascii=False) + "\n")
     pos = sum(p["label"] for p in pairs)
-    print(f"{len(pairs)} pairs ({pos} relevant, {len(pairs) - pos} not) -> {OUT_DIR / 'pairs.jsonl'}")
+    print(f"{len(pairs)} pairs ({pos} relevant, {len(pairs) - pos} not) -> {args.out}")
 
 
 if __name__ == "__main__":

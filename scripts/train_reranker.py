@@ -44,12 +44,12 @@ def model_input(p: dict, window_words: int) -> tuple[str, str]:
     return p["query"], pair_text(p["title"], text)
 
 
-def export(model, tok_dir: Path, dst: Path, info: dict) -> None:  # noqa: ANN001
+def export(model, tok_dir: Path, dst: Path, info: dict, ckpt: Path) -> None:  # noqa: ANN001
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     dst.mkdir(parents=True, exist_ok=True)
-    tmp = CKPT / "export"
+    tmp = ckpt / "export"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
 
@@ -86,8 +86,15 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=4e-5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--freeze", type=int, default=3,
+                    help="embeddings and the first N of the 6 layers stay as MiniLM has them "
+                         "(half the backward pass; the lower layers hold general word meaning)")
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--export-only", action="store_true", help="export the last checkpoint")
+    ap.add_argument("--pairs", default=str(PAIRS))
+    ap.add_argument("--limit", type=int, default=0, help="first N pairs only (a smoke test)")
+    ap.add_argument("--out-dir", default="", help="where the model goes (default: the shipped folder)")
+    ap.add_argument("--ckpt", default="")
     args = ap.parse_args()
 
     import numpy as np
@@ -101,22 +108,32 @@ def main() -> None:
     random.seed(args.seed)
     torch.set_num_threads(args.threads)
     base = default_embedding_model_dir()
-    CKPT.mkdir(parents=True, exist_ok=True)
-    state = CKPT / "state.json"
+    ckpt = Path(args.ckpt) if args.ckpt else CKPT
+    ckpt.mkdir(parents=True, exist_ok=True)
+    state = ckpt / "state.json"
+    out_dir = Path(args.out_dir) if args.out_dir else MODEL_DIR
     start_epoch = 0
     if (args.resume or args.export_only) and state.exists():
         start_epoch = json.loads(state.read_text())["epochs_done"]
-        model = AutoModelForSequenceClassification.from_pretrained(CKPT / "model", num_labels=1)
+        model = AutoModelForSequenceClassification.from_pretrained(ckpt / "model", num_labels=1)
     else:
         model = AutoModelForSequenceClassification.from_pretrained(base, num_labels=1, local_files_only=True)
     tok = AutoTokenizer.from_pretrained(base, local_files_only=True)
-    pairs = load_pairs(PAIRS)
+    if args.freeze:
+        frozen = [model.bert.embeddings] + list(model.bert.encoder.layer[:args.freeze])
+        for part in frozen:
+            for prm in part.parameters():
+                prm.requires_grad = False
+    pairs = load_pairs(Path(args.pairs))
+    if args.limit:
+        pairs = random.Random(args.seed).sample(pairs, min(args.limit, len(pairs)))
     inputs = [model_input(p, WINDOW_WORDS) for p in pairs]
     labels = [float(p["label"]) for p in pairs]
     order = list(range(len(pairs)))
     steps_per_epoch = (len(order) + args.batch - 1) // args.batch
     total = steps_per_epoch * args.epochs
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
+    opt = torch.optim.AdamW([p_ for p_ in model.parameters() if p_.requires_grad], lr=args.lr,
+                            weight_decay=0.01)
     warm = max(1, total // 10)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min(1.0, (s + 1) / warm) * max(0.0, (total - s) / max(1, total - warm)))
@@ -149,15 +166,15 @@ def main() -> None:
             if step % 25 == 0:
                 print(f"epoch {epoch + 1} step {step}/{steps_per_epoch} loss {run:.3f} "
                       f"{seen / (time.time() - t0):.1f} pairs/s", flush=True)
-        model.save_pretrained(CKPT / "model")
+        model.save_pretrained(ckpt / "model")
         state.write_text(json.dumps({"epochs_done": epoch + 1}))
         print(f"epoch {epoch + 1} done in {time.time() - t0:.0f} s (checkpoint saved)", flush=True)
 
     info = {"version": time.strftime("%Y-%m-%d"), "base": "sentence-transformers/all-MiniLM-L6-v2",
             "max_pieces": MAX_PIECES, "window_words": WINDOW_WORDS, "pairs": len(pairs),
             "relevant": int(pos), "epochs": args.epochs, "lr": args.lr, "batch": args.batch,
-            "seed": args.seed, "training_corpora": sorted({p["corpus"] for p in pairs})}
-    export(model, Path(base), MODEL_DIR, info)
+            "seed": args.seed, "frozen_layers": args.freeze, "training_corpora": sorted({p["corpus"] for p in pairs})}
+    export(model, Path(base), out_dir, info, ckpt)
     # the int8 file must rank as the torch model does
     from indexer.rerank import Reranker
 
@@ -167,11 +184,11 @@ def main() -> None:
         enc = tok([inputs[i][0] for i in sample], [inputs[i][1] for i in sample], padding=True,
                   truncation="only_second", max_length=MAX_PIECES, return_tensors="pt")
         ref = model(**enc).logits.view(-1).numpy()
-    rr = Reranker(MODEL_DIR)
+    rr = Reranker(out_dir)
     got = np.concatenate([rr.score(inputs[i][0], [("", inputs[i][1])], window=False) for i in sample])
     corr = float(np.corrcoef(ref, got)[0, 1])
-    print(f"exported {MODEL_DIR / 'reranker.int8.onnx'} "
-          f"({(MODEL_DIR / 'reranker.int8.onnx').stat().st_size / 1e6:.1f} MB); "
+    print(f"exported {out_dir / 'reranker.int8.onnx'} "
+          f"({(out_dir / 'reranker.int8.onnx').stat().st_size / 1e6:.1f} MB); "
           f"int8 vs torch logits: correlation {corr:.4f}, max |diff| {np.abs(ref - got).max():.3f}")
 
 
