@@ -217,6 +217,14 @@ def main() -> None:
             for s in systems:
                 row += f"{recall(qs, [SYSTEMS[s](q, chosen[s]) for q in qs]):>18.3f}"
             print(row)
+    print("\nrecall@20 (what a reranker can reach) of the same systems (left out)")
+    for held in names:
+        for which in ("natural", "exact"):
+            qs = [q for q in data[held] if q["set"] == which]
+            if qs:
+                print(f"{held:<10}{which:<9}{len(qs):>4}" + "".join(
+                    f"{recall(qs, [SYSTEMS[s](q, chosen_all[held][s]) for q in qs], 20):>18.3f}"
+                    for s in systems))
     print("\nrecall@10 / MRR@10 of the same systems (left out)")
     for held in names:
         for which in ("natural", "exact"):

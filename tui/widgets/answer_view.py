@@ -25,7 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from localrag.answering.label.answer import LABEL_SOURCE_TEXT, Answer, RetrievalDecision, Segment
-from localrag.answering.label.render import (LABEL_SYMBOL, decision_line, decision_preview,
+from localrag.answering.label.render import (LABEL_SYMBOL, decision_line, decision_preview, segment_symbol,
                                              relevance_words, segment_body, segment_label)
 from localrag.answering.label.units import code_body, code_language
 from tui.messages import CitationSelected
@@ -86,11 +86,15 @@ def _citation(segment: Segment) -> Text:
     return Text(f"[{segment.citation + 1}]", style=CITATION_STYLE)
 
 
+def _symbol_style(segment: Segment) -> str:
+    return "dim" if segment.role == "context" else LABEL_STYLE[segment.label]
+
+
 def _label(segment: Segment) -> Text:
     """The label word, and where the label came from (" · own token", " · fallback
     critic", ...) when known; a quote says where in the file it is quoted from."""
     if segment.origin == "quote":
-        return Text(segment_label(segment), style=f"dim {LABEL_STYLE[segment.label]}")
+        return Text(segment_label(segment), style=f"dim {_symbol_style(segment)}")
     text = Text(LABEL_SHORT[segment.label], style=f"dim {LABEL_STYLE[segment.label]}")
     if segment.label_source is not None:
         text.append(f" · {LABEL_SOURCE_TEXT.get(segment.label_source, segment.label_source)}",
@@ -172,7 +176,7 @@ def unit_body(segment: Segment) -> Text:
 def segment_text(segment: Segment) -> Text:
     """One unit as a single text: symbol, then `unit_body` (tests and plain views)."""
     text = Text()
-    text.append(LABEL_SYMBOL[segment.label] + " ", style=LABEL_STYLE[segment.label])
+    text.append(segment_symbol(segment) + " ", style=_symbol_style(segment))
     return text + unit_body(segment)
 
 
@@ -188,7 +192,7 @@ def _with_symbol(segment: Segment, body: RenderableType) -> Table:
     grid = Table.grid(expand=True)
     grid.add_column(width=2, no_wrap=True)
     grid.add_column(ratio=1)
-    grid.add_row(Text(LABEL_SYMBOL[segment.label], style=LABEL_STYLE[segment.label]), body)
+    grid.add_row(Text(segment_symbol(segment), style=_symbol_style(segment)), body)
     return grid
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -118,6 +118,8 @@ class Quote:
                         # with the chosen one so it can be read (reading_context)
     subject: Span | None = None   # the term or signature line the sentence describes
                                   # (subject_of), quoted before it as code
+    answer_p: float | None = None  # the relevance model's probability that the sentence
+                                   # answers the question (judge_quotes); None: not judged
 
 
 _CALLOUT = re.compile(r"(?:\s+<\d+>)+\s*$")      # AsciiDoc callouts: "$ git init   <1>"
@@ -535,6 +537,43 @@ def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Can
     return quotes
 
 
+AnswerJudge = Callable[[str, list[tuple[str, str]]], Sequence[float]]
+"""(question, [(title, text)]) -> logits: the relevance model (indexer.rerank.Reranker.score)."""
+
+ANSWER_AT = 0.5
+"""A quote is shown as the answer when the relevance model gives its sentence at least this
+probability of answering the question; below it, as context (README, "What the marks
+mean", gives the measured precision; bench/bench_relevance.py measures it on the corpora
+left out)."""
+
+
+def quote_text_for_judge(q: Quote) -> str:
+    """What the relevance model reads of a quote: its subject line, then the sentence."""
+    return (q.subject.text + "\n" if q.subject is not None else "") + q.span.text
+
+
+def judge_quotes(question: str, quotes: Sequence[Quote], titles: Sequence[str],
+                 judge: AnswerJudge) -> list[Quote]:
+    """The quotes with the relevance model's answer probability, the ones that answer
+    first (best first); a reading-context sentence stays with its quote and shares its
+    probability. `titles`: per passage index, the passage's title."""
+    groups: list[list[Quote]] = []
+    for q in quotes:
+        if q.context == "after" and groups:
+            groups[-1].append(q)
+        elif q.context == "" and groups and groups[-1][-1].context == "before":
+            groups[-1].append(q)
+        else:
+            groups.append([q])
+    mains = [next((x for x in g if x.context == ""), g[0]) for g in groups]
+    if not mains:
+        return []
+    logits = judge(question, [(titles[m.passage], quote_text_for_judge(m)) for m in mains])
+    probs = [1.0 / (1.0 + math.exp(-max(min(float(x), 50.0), -50.0))) for x in logits]
+    order = sorted(range(len(groups)), key=lambda i: -probs[i])
+    return [replace(x, answer_p=probs[i]) for i in order for x in groups[i]]
+
+
 def fit_window(text: str, anchors: Sequence[Span], budget: int,
                count: Callable[[str], int], *,
                split: Callable[[str], list[Span]] = sentence_spans) -> str:
@@ -571,4 +610,5 @@ def fit_window(text: str, anchors: Sequence[Span], budget: int,
 __all__ = ["Span", "Quote", "Candidate", "code_after", "subject_of", "sentence_spans", "line_at",
            "select_quotes", "pick_quotes", "reading_context", "candidate_units",
            "candidates_of", "score_candidates", "AnswerScorer", "QuoteScorer",
-           "ANSWER_FEATURES", "ANSWER_WEIGHTS", "question_terms", "fit_window"]
+           "ANSWER_FEATURES", "ANSWER_WEIGHTS", "question_terms", "fit_window",
+           "AnswerJudge", "ANSWER_AT", "judge_quotes", "quote_text_for_judge"]

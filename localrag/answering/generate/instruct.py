@@ -38,7 +38,8 @@ from indexer.records import Passage
 from localrag.answering.label.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
 from localrag.answering.judge.critics import RELEVANT_AT, Critic, Embed, SupportJudgement, choose_critic
 from localrag.errors import AnswerCancelled, LocalragError
-from localrag.answering.generate.extract import Quote, Span, fit_window, line_at, select_quotes
+from localrag.answering.generate.extract import (ANSWER_AT, AnswerJudge, Quote, Span, fit_window,
+                                                 judge_quotes, line_at, select_quotes)
 from localrag.answering.judge.noise import near_repeat
 from localrag.answering.judge.model_critic import chat_tokens
 from localrag.answering.label.units import Unit, fenced, split_units
@@ -176,7 +177,8 @@ class InstructEngine:
 
     def __init__(self, model: LanguageModel, *, config: EngineConfig, critic: Critic,
                  embed: Embed | None = None, max_quotes: int = 4, max_candidates: int = 2,
-                 fit_tokens: int = 160, quote_min_score: float = 0.0) -> None:
+                 fit_tokens: int = 160, quote_min_score: float = 0.0,
+                 answer_judge: AnswerJudge | None = None) -> None:
         self.model = model
         self.config = config
         self.critic = critic
@@ -192,17 +194,21 @@ class InstructEngine:
         passage, trimmed only to the context)."""
         self.quote_min_score = quote_min_score
         """Passage sentences scoring under this (extract.AnswerScorer) are not quoted."""
+        self.answer_judge = answer_judge
+        """The relevance model (indexer.rerank): orders the quotes, answering ones first,
+        and marks those it does not judge to answer as context. None: every quote is shown
+        as the answer, in the quote scorer's order."""
         self.n_ctx = min(config.n_ctx, model.n_ctx)
         self.last_generate_calls = 0      # for tests and benchmarks
         self.last_candidates: list[_Candidate] = []   # every candidate of the last answer
 
     @classmethod
     def for_model(cls, model: LanguageModel, *, config: EngineConfig,
-                  embed: Embed) -> "InstructEngine":
+                  embed: Embed, answer_judge: AnswerJudge | None = None) -> "InstructEngine":
         """The engine with the critic measured best for this model (critics.choose_critic)."""
-        critic = choose_critic(model, embed)
+        critic = choose_critic(model, embed, relevance_judge=answer_judge)
         return cls(model, config=config, critic=critic,
-                   embed=getattr(critic, "embed_texts", embed))
+                   embed=getattr(critic, "embed_texts", embed), answer_judge=answer_judge)
 
     @property
     def critic_name(self) -> str:
@@ -376,7 +382,11 @@ class _Run:
             return []
         found = select_quotes(self.question, [passages[i].text for i in chosen], embed,
                               max_quotes=self.e.max_quotes, min_score=self.e.quote_min_score)
-        return [replace(q, passage=chosen[q.passage]) for q in found]
+        found = [replace(q, passage=chosen[q.passage]) for q in found]
+        if self.e.answer_judge is not None and found:
+            found = judge_quotes(self.question, found, [p.title for p in passages],
+                                 self.e.answer_judge)
+        return found
 
     def _quote_segments(self, quote: Quote) -> list[Segment]:
         """A quote as answer units: its sentence, then the code block it introduces (one
@@ -392,10 +402,11 @@ class _Run:
             pieces.append(("code", fenced(quote.code.text.split("\n")), quote.code.start, True))
         out = []
         for kind, text, start, starts_block in pieces:
+            role = "context" if quote.answer_p is not None and quote.answer_p < ANSWER_AT else "answer"
             seg = Segment(text=text, kind=kind, starts_block=starts_block, label="fully",
                           scores=scores, citation=quote.passage, passage=passage,
                           origin="quote", line=line_at(passage.text, start, passage.start_line),
-                          label_source="quote")
+                          label_source="quote", role=role)
             out.append(seg)
             if self.on_segment is not None:
                 self.on_segment(seg)

@@ -17,6 +17,8 @@ SupportLabel = Literal["fully", "partially", "none", "unchecked", "no_retrieval"
 critic cannot tell (it abstains rather than guess), no_retrieval = from the model's own
 knowledge (nothing was retrieved for this segment)."""
 
+Role = Literal["answer", "context"]
+
 Origin = Literal["model", "quote"]
 """model: written by the language model; quote: a sentence of the cited passage, quoted
 word for word (localrag.answering.generate.extract)."""
@@ -97,6 +99,10 @@ class Segment:
     """Where `label` came from (LabelSource); None in answers saved before it existed."""
     origin: Origin = "model"
     line: int | None = None       # the file line a quote starts on (None: not a quote, or PDF)
+    role: Role = "answer"
+    """answer: shown as (part of) the answer; context: a quote from a cited passage that is
+    on the question's topic but was not judged to answer it (the relevance model's
+    answer probability under ANSWER_AT): shown as context, never with the answer's ✔."""
 
     @property
     def locator(self) -> str | None:
@@ -118,6 +124,7 @@ class Segment:
             "scores": vars(self.scores).copy(),
             "citation": None if self.citation is None else self.citation + 1,
             "line": self.line,
+            "role": self.role,
         }
 
 
@@ -214,6 +221,7 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
             label_source=seg.get("label_source"),
             origin="quote" if seg.get("origin") == "quote" else "model",
             line=seg.get("line"),
+            role="context" if seg.get("role") == "context" else "answer",
         ))
     return Answer(
         question=str(data.get("question", "")),

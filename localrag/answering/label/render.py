@@ -22,6 +22,16 @@ LABEL_SYMBOL: dict[str, str] = {
 }
 
 
+CONTEXT_SYMBOL = "·"
+"""A quote shown as context: the file's own words on the question's topic, not judged
+to answer it. Never the answer's ✔."""
+
+
+def segment_symbol(seg: Segment) -> str:
+    """The symbol a person sees before a unit: its label's, or the context mark."""
+    return CONTEXT_SYMBOL if seg.role == "context" else LABEL_SYMBOL[seg.label]
+
+
 def label_words(seg: Segment) -> str:
     """The label in words, with where it came from when known: "fully supported; own token"."""
     words = LABEL_TEXT[seg.label]
@@ -75,6 +85,8 @@ def segment_label(seg: Segment) -> str:
     """The label words after a sentence: a quote says where it is quoted from."""
     if seg.origin == "quote":
         where = f" line {seg.line}" if seg.line is not None else ""
+        if seg.role == "context":
+            return f"context, quoted from the file{where}; not judged an answer"
         return f"quoted from the file{where}"
     return label_words(seg)
 
@@ -93,7 +105,7 @@ def unit_lines(seg: Segment) -> list[str]:
     """One unit as terminal lines: symbol, text, citation, label; a code block as a
     header line and its code indented by four spaces, exactly as written."""
     label = f"({segment_label(seg)})"
-    symbol = LABEL_SYMBOL[seg.label]
+    symbol = segment_symbol(seg)
     if seg.kind == "code":
         lang = code_language(seg.text)
         head = f"{symbol} code" + (f" ({lang})" if lang else "") + f"{_cite(seg, ' [{}]')}  {label}:"
@@ -133,7 +145,7 @@ def answer_to_text(answer: Answer) -> str:
 
 def _markdown_unit(seg: Segment) -> str:
     """One unit as Markdown with its symbol, footnote citation and label in words."""
-    symbol, cite = LABEL_SYMBOL[seg.label], _cite(seg, " [^{}]")
+    symbol, cite = segment_symbol(seg), _cite(seg, " [^{}]")
     label = f"*({segment_label(seg)})*"
     text = seg.text.strip("\n")
     if seg.kind == "code":
