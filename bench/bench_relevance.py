@@ -46,7 +46,56 @@ def index_dir(name: str) -> Path:
     return cands[0]
 
 
-def collect(name: str, pool: int, rerank: bool) -> list[dict]:
+def auc(pos: list[float], neg: list[float]) -> float:
+    """Probability that a random positive scores above a random negative (ties half)."""
+    if not pos or not neg:
+        return float("nan")
+    n = np.array(neg)
+    return float(np.mean([(n < p).mean() + 0.5 * (n == p).mean() for p in pos]))
+
+
+def judged_auc(name: str, model_dir: str | None) -> dict:
+    """The relevance model's AUC on the annotators' labels of a corpus left out
+    (bench/data/relevance/judged-<corpus>.jsonl): answers (2) vs the rest, and answers or
+    related (>= 1) vs not relevant; the cosine of MiniLM (the critic it replaces) beside."""
+    from indexer.embedder import Embedder
+    from indexer.rerank import Reranker
+
+    base = HERE / "data" / "relevance"
+    cand = base / f"tojudge-{name}.jsonl"
+    jud = base / f"judged-{name}.jsonl"
+    if not (cand.exists() and jud.exists()):
+        return {}
+    rows = [json.loads(x) for x in cand.read_text().splitlines() if x.strip()]
+    labels = {(d["qid"], d["chunk_key"]): int(d["label"]) for d in
+              (json.loads(x) for x in jud.read_text().splitlines() if x.strip())}
+    rr = Reranker(model_dir) if model_dir else Reranker()
+    emb = Embedder()
+    out = {"n": 0, "answers": 0}
+    scores, cosines, ys = [], [], []
+    for r in rows:
+        y = labels.get((r["qid"], r["chunk_key"]))
+        if y is None:
+            continue
+        scores.append(float(rr.score(r["question"], [(r["title"], r["text"])])[0]))
+        v = emb.encode([r["question"], r["title"] + "\n" + r["text"]])
+        cosines.append(float(v[0] @ v[1]))
+        ys.append(y)
+    ys_a = np.array(ys)
+    for key, vals in (("model", scores), ("cosine", cosines)):
+        v = np.array(vals)
+        out[f"{key}_auc_answers"] = auc(list(v[ys_a == 2]), list(v[ys_a < 2]))
+        out[f"{key}_auc_related"] = auc(list(v[ys_a >= 1]), list(v[ys_a == 0]))
+    probs = 1 / (1 + np.exp(-np.array(scores)))
+    said = probs >= 0.5
+    out["n"], out["answers"] = len(ys), int((ys_a == 2).sum())
+    out["precision_at_0.5"] = float((ys_a[said] >= 1).mean()) if said.any() else float("nan")
+    out["answer_precision_at_0.5"] = float((ys_a[said] == 2).mean()) if said.any() else float("nan")
+    out["recall_at_0.5"] = float(said[ys_a == 2].mean()) if (ys_a == 2).any() else float("nan")
+    return out
+
+
+def collect(name: str, pool: int, rerank: bool, model_dir: str | None = None) -> list[dict]:
     """Per question: both sides' scored candidates, hit ids, relevance-model scores."""
     from bench_retrieval import LocalIndex
 
@@ -55,7 +104,7 @@ def collect(name: str, pool: int, rerank: bool) -> list[dict]:
 
     c = corpus(name)
     local = LocalIndex(index_dir(name), "onnx-int8")
-    rr = Reranker() if rerank else None
+    rr = (Reranker(model_dir) if model_dir else Reranker()) if rerank else None
     out = []
     for which in ("natural", "exact"):
         for q in questions(c, which):
@@ -190,14 +239,16 @@ def main() -> None:
     ap.add_argument("--rerank-pool", type=int, default=30)
     ap.add_argument("--no-rerank", action="store_true")
     ap.add_argument("--reuse", action="store_true", help="reuse the collected lists")
+    ap.add_argument("--model-dir", default="", help="a relevance model folder (default: the shipped one)")
+    ap.add_argument("--cache", default="relevance-lists.json")
     args = ap.parse_args()
     names = args.corpora.split(",")
-    cache = OUT / "relevance-lists.json"
+    cache = OUT / args.cache
     data: dict[str, list[dict]] = json.loads(cache.read_text()) if args.reuse and cache.exists() else {}
     for n in names:
         if n not in data:
             print(f"collecting {n} ...", flush=True)
-            data[n] = collect(n, args.rerank_pool, not args.no_rerank)
+            data[n] = collect(n, args.rerank_pool, not args.no_rerank, args.model_dir or None)
     cache.write_text(json.dumps(data))
     systems = [s for s in SYSTEMS if args.no_rerank is False or "rerank" not in s]
     print(f"\nmachine: {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}")
@@ -254,6 +305,17 @@ def main() -> None:
         print(f"\nBM25 top-1/top-2 score ratio on natural questions: median {np.median(r):.2f}, "
               f"p90 {np.percentile(r, 90):.2f}, p99 {np.percentile(r, 99):.2f}, share >= 2.0: "
               f"{(r >= 2.0).mean():.3f}")
+    if not args.no_rerank:
+        print("\nrelevance model vs annotators' labels (corpora it never saw):")
+        for n in names:
+            f = judged_auc(n, args.model_dir or None)
+            if f:
+                print(f"  {n}: {f['n']} passages ({f['answers']} answer): AUC answers-vs-rest "
+                      f"{f['model_auc_answers']:.3f} (MiniLM cosine {f['cosine_auc_answers']:.3f}), "
+                      f"relevant-or-related vs not {f['model_auc_related']:.3f} "
+                      f"(cosine {f['cosine_auc_related']:.3f}); at p >= 0.5: precision "
+                      f"{f['precision_at_0.5']:.2f} (answers {f['answer_precision_at_0.5']:.2f}), "
+                      f"recall of answers {f['recall_at_0.5']:.2f}")
     t_s = [q["t_search"] * 1000 for n in names for q in data[n]]
     t_r = [q["t_rerank"] * 1000 for n in names for q in data[n] if q["n_rerank"]]
     if t_s:

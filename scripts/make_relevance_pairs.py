@@ -38,9 +38,9 @@ from retrieval_data import DATA, OUT, Question, corpus, norm  # noqa: E402
 
 OUT_DIR = REPO / "bench" / "data" / "relevance"
 TRAIN_CORPORA = ("kernel", "git")
-HARD = 8          # hard negatives per question
-RANDOM = 2
-SENT_NEG = 4      # negative sentences from the answering chunk
+HARD = 6          # hard negatives per question
+RANDOM = 1
+SENT_NEG = 3      # negative sentences from the answering chunk
 IDENT = re.compile(r"^(?=.*[a-z])(?=.*[_.\-/]|.*\d|.*[a-z][A-Z])[A-Za-z][\w.\-/]{3,40}[A-Za-z0-9]$")
 
 
@@ -66,7 +66,7 @@ def index_dir(name: str) -> Path:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--exact-per-corpus", type=int, default=100)
+    ap.add_argument("--exact-per-corpus", type=int, default=80)
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--corpora", default=",".join(TRAIN_CORPORA))
     ap.add_argument("--out", default=str(OUT_DIR / "pairs.jsonl"))

@@ -42,26 +42,11 @@ import numpy as np
 from localrag.answering.judge import lexical
 from localrag.answering.decide import RequestClassifier
 from localrag.answering.judge.noise import noise_kind
-from localrag.answering.judge.scoring import SupportLabel, s_sup
+from localrag.answering.judge.judgement import SupportJudgement, guard_label, label_from_cuts
+from localrag.answering.judge.scoring import SupportLabel
 
 Embed = Callable[[list[str]], np.ndarray]
 """texts -> (n, dim) array of L2-normalised embeddings (indexer.embedder.Embedder.encode)."""
-
-
-@dataclass(frozen=True)
-class SupportJudgement:
-    """How far a passage supports one sentence, as IsSup-style probabilities."""
-
-    p_full: float
-    p_partial: float
-    p_none: float
-    label: SupportLabel          # "fully" / "partially" / "none" / "unchecked"
-    noise: str | None = None     # the noise kind (localrag.answering.judge.noise) when it is noise
-
-    @property
-    def score(self) -> float:
-        """s_sup = p_full + 0.5 p_partial (scoring.s_sup)."""
-        return s_sup(self.p_full, self.p_partial, self.p_none)
 
 
 class Critic(Protocol):
@@ -110,23 +95,6 @@ def ordinal_support(x: float, *, partial_at: float, full_at: float,
     at_least_partial = _sigmoid((x - partial_at) / width)
     full = min(_sigmoid((x - full_at) / width), at_least_partial)
     return full, at_least_partial - full, 1.0 - at_least_partial
-
-
-def label_from_cuts(x: float, *, partial_at: float, full_at: float) -> SupportLabel:
-    if x >= full_at:
-        return "fully"
-    if x >= partial_at:
-        return "partially"
-    return "none"
-
-
-def guard_label(judgement: SupportJudgement, sentence: str, passage: str) -> SupportJudgement:
-    """The label honesty rule (module docstring): no "fully" without a strong lexical
-    match; the full-support probability mass then counts as partial support."""
-    if judgement.label != "fully" or lexical.overlap(sentence, passage).strong:
-        return judgement
-    return SupportJudgement(0.0, judgement.p_full + judgement.p_partial, judgement.p_none,
-                            "partially")
 
 
 # --- the embedding + lexical critic -----------------------------------------------------

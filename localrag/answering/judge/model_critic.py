@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from models.base import LanguageModel
 
-from localrag.answering.judge.critics import SupportJudgement, guard_label, label_from_cuts
+from localrag.answering.judge.judgement import SupportJudgement, guard_label, label_from_cuts
 from localrag.answering.judge.scoring import group_probs
 
 YES = ("yes", "Yes", " yes", " Yes", "YES")

@@ -1,0 +1,83 @@
+"""Answers of the corpora left out, for annotators to judge (issue 17's answer targets).
+
+For each natural question of a corpus (bench/data/retrieval/<corpus>.jsonl) it asks
+localrag as a person would (the default instruct model, mode always, each question in a
+fresh chat) over the bench's index of that corpus, and writes every unit shown with its
+mark, role, citation and the cited passage:
+
+    python scripts/record_answers_for_judging.py --corpora postgres,debref [--rerank on|off]
+    # -> bench/data/answers/answers-<corpus>[-norerank].jsonl
+
+Annotators then judge each unit (bench/data/answers/RUBRIC-answers.md) and
+bench/bench_answer_judged.py prints the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from retrieval_data import corpus, questions  # noqa: E402
+
+OUT_DIR = REPO / "bench" / "data" / "answers"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpora", default="postgres,debref")
+    ap.add_argument("--rerank", default="on", choices=["on", "off"])
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+    from bench_relevance import index_dir
+
+    from localrag.answering.label.render import LABEL_SYMBOL, segment_symbol
+    from localrag.assistant import Assistant
+
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    for name in args.corpora.split(","):
+        qs = questions(corpus(name), "natural")
+        if args.limit:
+            qs = qs[:args.limit]
+        data_dir = index_dir(name)
+        suffix = "" if args.rerank == "on" else "-norerank"
+        out = OUT_DIR / f"answers-{name}{suffix}.jsonl"
+        overrides = {"retrieval_mode": "always", "rerank": args.rerank == "on",
+                     "n_threads": args.threads}
+        times = []
+        with Assistant.open(data_dir, overrides=overrides) as a, open(out, "w", encoding="utf-8") as fh:
+            docs = str(data_dir / "docs") + os.sep
+            for q in qs:
+                a.new_chat()
+                t0 = time.perf_counter()
+                ans = a.ask(q.question, save=False)
+                times.append(time.perf_counter() - t0)
+                units = []
+                for i, seg in enumerate(ans.segments):
+                    p = seg.passage
+                    units.append(dict(
+                        unit=i + 1, text=seg.text, kind=seg.kind, origin=seg.origin, role=seg.role,
+                        mark=segment_symbol(seg), label=seg.label,
+                        shown_as_answer=seg.role == "answer" and LABEL_SYMBOL[seg.label] == "✔",
+                        file=p.path[len(docs):] if p is not None and p.path.startswith(docs) else None,
+                        line=seg.line, passage_title=p.title if p else None,
+                        passage_text=p.text if p else None))
+                fh.write(json.dumps(dict(qid=q.id, question=q.question, answer_file=q.file,
+                                         key_phrase=q.key_phrase, seconds=round(times[-1], 2),
+                                         units=units), ensure_ascii=False) + "\n")
+                fh.flush()
+        times.sort()
+        print(f"{name}: {len(qs)} answers -> {out}; median {times[len(times) // 2]:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
