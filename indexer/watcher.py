@@ -122,6 +122,12 @@ class Watcher:
     def running(self) -> bool:
         return self._started
 
+    def pending(self) -> list[str]:
+        """The paths whose events are not yet handed to the index, in arrival order:
+        what a flush would process now (tests wait on it instead of sleeping)."""
+        with self._cond:
+            return list(self._pending)
+
     # --- events ---------------------------------------------------------------------
     def _wants(self, path: str) -> bool:
         if any(is_under(path, ex) for ex in self.index._exclude):

@@ -103,9 +103,13 @@ def test_the_answer_cites_the_right_file_and_labels_no_noise_supported(
         from_line = " ".join(" ".join(lines[s.line - 1:]).split())
         pos = from_line.find(" ".join(s.text.split()))
         assert 0 <= pos <= len(" ".join(lines[s.line - 1].split())), (s.line, s.text)
-    # the first quote reached on_segment before the model started generating
-    if "quote" in events and "generate" in events:
-        assert events.index("quote") < events.index("generate")
+    # on_segment saw every unit of the answer, in order, and the quotes reached it before
+    # the model started generating: quotes, one generate call, then the model's units
+    quotes = [s for s in ans.segments if s.origin == "quote"]
+    assert quotes, "no quote"
+    assert [e for e in events if e != "generate"] == [s.origin for s in ans.segments]
+    assert events.count("generate") == 1
+    assert events[:len(quotes) + 1] == ["quote"] * len(quotes) + ["generate"]
 
 
 def test_a_quote_comes_with_the_sentence_it_refers_back_to(git_index, embedder):

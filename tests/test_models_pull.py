@@ -59,6 +59,49 @@ def child_env(hub: HubServer | None, tmp_path: Path, **extra: str) -> dict[str, 
     return env
 
 
+NO_LOOKUP_GUARD = '''
+import os, sys
+
+_LOG = os.environ["LOCALRAG_NET_LOG"]
+_LOOPBACK = {"127.0.0.1", "::1"}
+_LOOKUPS = {"socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex",
+            "socket.gethostbyaddr", "socket.getnameinfo"}
+
+
+def _guard(event, args):
+    if event in _LOOKUPS:
+        host = args[0]
+    elif event == "socket.connect":
+        address = args[1]
+        host = address[0] if isinstance(address, tuple) else None   # AF_UNIX: a path
+    else:
+        return
+    if host is not None and str(host) not in _LOOPBACK:
+        with open(_LOG, "a", encoding="utf-8") as fh:
+            fh.write(f"pid {os.getpid()} {event} {args!r}\\n")
+        raise ConnectionRefusedError(f"refused by the test: {event} {args!r}")
+
+
+sys.addaudithook(_guard)
+with open(os.environ["LOCALRAG_GUARD_ON"], "a", encoding="utf-8") as fh:
+    fh.write(f"{os.getpid()}\\n")
+'''
+
+
+def guarded_env(env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    """`env` with NO_LOOKUP_GUARD as the child's sitecustomize (Python imports it at
+    start-up): any name lookup, or a connection to anything but numeric loopback, is
+    refused and written to LOCALRAG_NET_LOG."""
+    guard = tmp_path / "no-lookup-guard"
+    guard.mkdir(exist_ok=True)
+    (guard / "sitecustomize.py").write_text(NO_LOOKUP_GUARD, encoding="utf-8")
+    log, on = guard / "net.log", guard / "guard-on.log"
+    log.write_text("")
+    on.write_text("")
+    return dict(env, PYTHONPATH=os.pathsep.join([str(guard), env.get("PYTHONPATH", str(ROOT))]),
+                LOCALRAG_NET_LOG=str(log), LOCALRAG_GUARD_ON=str(on))
+
+
 def localrag(data: Path, *args: str, env: dict[str, str],
              timeout: float = 240) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "localrag", "--data-dir", str(data), *args],
@@ -201,10 +244,18 @@ def test_refused_connection_and_broken_proxy_are_messages(tmp_path):
             "): the connection was refused.") in refused.stderr
     assert "check HF_ENDPOINT or the URL" in refused.stderr
 
+    # Through a dead proxy to a host that must never be looked up: the child runs under a
+    # guard (NO_LOOKUP_GUARD) that refuses and records every name lookup and connection
+    # other than to numeric loopback, so a pull that bypassed the proxy (or resolved the
+    # host itself) makes no DNS query and fails this test, instead of passing because a
+    # failed lookup reads like a failed proxy.
     proxy = f"http://127.0.0.1:{free_port()}"
-    env = child_env(None, tmp_path, HF_ENDPOINT="http://models.example.invalid",
-                    HTTP_PROXY=proxy, HTTPS_PROXY=proxy, NO_PROXY="", no_proxy="")
+    env = guarded_env(child_env(None, tmp_path, HF_ENDPOINT="http://models.example.invalid",
+                                HTTP_PROXY=proxy, HTTPS_PROXY=proxy, NO_PROXY="", no_proxy=""),
+                      tmp_path)
     broken = localrag(data, "models", "pull", "selfrag-7b", env=env)
+    assert Path(env["LOCALRAG_GUARD_ON"]).read_text().strip(), "the guard did not load"
+    assert Path(env["LOCALRAG_NET_LOG"]).read_text() == ""      # no lookup, no direct connect
     assert broken.returncode == 2
     assert f"localrag: The proxy {proxy} failed while connecting to models.example.invalid" \
         in broken.stderr

@@ -19,6 +19,14 @@ from models.scripted import ScriptedModel
 
 SET = Path(__file__).parent / "data" / "decision" / "prompts.jsonl"
 TARGET = 0.85      # issue 9: >= 85% right both ways on the test half
+RECORDED = (28, 30)   # right of 28 needing files / of 32 not (localrag/answering/decide.py)
+# How far a request's probability may move between machines: the only float input is the
+# embedding cue (knn). Measured on the 60 test prompts (2-core AMD EPYC): onnxruntime with
+# 1 or 2 threads gives identical probabilities; even replacing the int8 ONNX model by the
+# float ONNX or torch one moves p by at most 0.0153. A prompt closer than this margin to
+# the threshold may flip; none is: the closest, "hey, how do i undo my last commit?",
+# sits at p = 0.228 against 0.2, so today the bound is the recorded figure itself.
+PROBABILITY_NOISE = 0.02
 
 
 def _rows(parity: int) -> list[dict]:
@@ -43,19 +51,32 @@ def test_decision_on_the_test_half_is_right_both_ways(embed):  # noqa: F811
     no_needs = [r for r in test if not r["retrieve"]]
     assert len(needs) >= 20 and len(no_needs) >= 20
     threshold = EngineConfig().threshold
-    right_needs = sum(classifier.classify(r["prompt"]).probability > threshold for r in needs)
-    right_no = sum(classifier.classify(r["prompt"]).probability <= threshold for r in no_needs)
+    p_needs = [classifier.classify(r["prompt"]).probability for r in needs]
+    p_no = [classifier.classify(r["prompt"]).probability for r in no_needs]
+    right_needs = sum(p > threshold for p in p_needs)
+    right_no = sum(p <= threshold for p in p_no)
     print(f"\nrequest kind, test half: retrieves when needed {right_needs}/{len(needs)}, "
           f"answers without files when not {right_no}/{len(no_needs)}")
+    assert (len(needs), len(no_needs)) == (28, 32)
     assert right_needs / len(needs) >= TARGET
     assert right_no / len(no_needs) >= TARGET
+    # the recorded figures, less only the prompts whose side of the threshold the noise
+    # between machines could change (none today: the bound is the recorded figure itself)
+    near = lambda ps: sum(abs(p - threshold) < PROBABILITY_NOISE for p in ps)  # noqa: E731
+    assert right_needs >= RECORDED[0] - near(p_needs)
+    assert right_no >= RECORDED[1] - near(p_no)
 
 
-def test_reason_names_the_kind_of_request():
+def test_reason_names_the_kind_of_request(embed):  # noqa: F811
     poem = rk.RequestClassifier(None).classify("Write a four-line poem about autumn leaves.")
     assert "creative" in poem.cues and poem.reason == "request looks like creative"
-    sums = rk.RequestClassifier(None).classify("What is 12 times 7?")
-    assert sums.probability > 0.0
+    # arithmetic in words is arithmetic: no search, and the reason says so (the docstring
+    # of localrag.answering.decide names this very request)
+    threshold = EngineConfig().threshold
+    for classifier in (rk.RequestClassifier(None), rk.RequestClassifier(embed)):
+        sums = classifier.classify("What is 12 times 7?")
+        assert "arithmetic" in sums.cues and sums.reason == "request looks like arithmetic"
+        assert sums.probability <= threshold
     notes = rk.RequestClassifier(None).classify("what did we decide in my notes about the NAS?")
     assert notes.reason == "request refers to your files"
 

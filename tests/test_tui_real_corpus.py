@@ -29,7 +29,7 @@ from localrag.answering.label.answer import Answer, answer_from_json  # noqa: E4
 from localrag.assistant import Assistant  # noqa: E402
 from localrag.answering.label.render import LABEL_SYMBOL, answer_to_markdown  # noqa: E402
 from localrag.answering.label.units import code_body  # noqa: E402
-from screen_text import screen_lines, screen_text  # noqa: E402
+from screen_text import screen_lines, screen_text, still  # noqa: E402
 from tui.app import LocalragApp, create_app  # noqa: E402
 from tui.screens.source import HIGHLIGHT, SourceScreen  # noqa: E402
 from tui.widgets.answer_view import CodeBlockLine, SegmentLine  # noqa: E402
@@ -130,8 +130,7 @@ async def show_recorded(pilot) -> None:
     await settle(pilot)
     pilot.app.open_chat(pilot.app.recorded_chat)
     await settle(pilot)
-    pilot.app.clear_notifications()
-    await pilot.pause()
+    await still(pilot, "#question")
 
 
 # --- the live test: the real model answers ----------------------------------------------------
@@ -258,8 +257,7 @@ def test_real_answer_top_in_light_theme_80x24(snap_compare, recorded_app):
         await show_recorded(pilot)
         await pilot.press("ctrl+t")
         view = list(pilot.app._turns.values())[-1]
-        view.query(SegmentLine).first().focus()
-        await pilot.pause()
+        await still(pilot, view.query(SegmentLine).first())
     assert snap_compare(recorded_app(), run_before=top_light,
                         terminal_size=(80, 24))
 
@@ -279,4 +277,5 @@ def test_real_source_panel(snap_compare, recorded_app, size):
         text = file_words(passage.path)
         shown = str(screen.query_one("#source-body").render())
         assert passage.text in shown and shown in text and len(shown) > len(passage.text)
+        await still(pilot, "#source-scroll")
     assert snap_compare(recorded_app(), run_before=source, terminal_size=size)

@@ -10,12 +10,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
 
 from indexer.records import FileProblem, IndexStatus, ProblemGroup, RootInfo  # noqa: E402
 from localrag.chats import ChatSummary  # noqa: E402
 from tui.app import LocalragApp, create_app  # noqa: E402
 from tui.screens.chats import ChatsScreen  # noqa: E402
+from screen_text import still  # noqa: E402
 from tui_fakes import FakeAssistant  # noqa: E402
 
 QUESTION = "How much sun do tomatoes need?"
@@ -56,8 +59,7 @@ async def answered(pilot) -> None:
     await settle(pilot)
     pilot.app.ask(QUESTION)
     await settle(pilot)
-    pilot.app.clear_notifications()
-    await pilot.pause()
+    await still(pilot, "#question")
 
 
 def test_chat_screen_with_answer(snap_compare, tmp_path):
@@ -68,7 +70,7 @@ def test_chat_screen_light_theme(snap_compare, tmp_path):
     async def light(pilot):
         await answered(pilot)
         await pilot.press("ctrl+t")
-        await pilot.pause()
+        await still(pilot, "#question")
     assert snap_compare(make_app(tmp_path), run_before=light)
 
 
@@ -78,11 +80,15 @@ def test_source_panel(snap_compare, tmp_path):
         view = list(pilot.app._turns.values())[-1]
         pilot.app.open_citation(view.answer, 0)
         await settle(pilot)
+        await still(pilot, "#source-scroll")
     assert snap_compare(make_app(tmp_path), run_before=open_source)
 
 
 def test_first_run_add_folder(snap_compare, tmp_path):
-    assert snap_compare(make_app(tmp_path, first_run=True), run_before=settle)
+    async def first_run(pilot):
+        await settle(pilot)
+        await still(pilot, "Input")
+    assert snap_compare(make_app(tmp_path, first_run=True), run_before=first_run)
 
 
 def test_index_screen(snap_compare, tmp_path):
@@ -90,6 +96,7 @@ def test_index_screen(snap_compare, tmp_path):
         await settle(pilot)
         await pilot.press("f3")
         await settle(pilot)
+        await still(pilot, "#roots-table")
     assert snap_compare(make_app(tmp_path), run_before=index)
 
 
@@ -98,6 +105,7 @@ def test_settings_screen(snap_compare, tmp_path):
         await settle(pilot)
         await pilot.press("f4")
         await settle(pilot)
+        await still(pilot, "#set-model_path")
     assert snap_compare(make_app(tmp_path), run_before=settings)
 
 
@@ -113,4 +121,23 @@ def test_chats_screen(snap_compare, tmp_path, monkeypatch):
             ChatSummary(1, "Where is the VPN config?", 1.6e9, 1.6e9 + 60, 1),
         ]))
         await pilot.pause()
+        await still(pilot, "OptionList")
     assert snap_compare(make_app(tmp_path), run_before=chats)
+
+
+@pytest.mark.asyncio
+async def test_the_snapshot_screen_is_still(tmp_path):
+    """What the snapshots above picture does not change while it waits: a screenshot
+    taken now and ones taken across the next blink periods (0.5 s) are the same picture
+    (a blinking cursor made a snapshot depend on how long the steps before it took)."""
+    import asyncio
+    import re
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await answered(pilot)
+        shots = []
+        for _ in range(4):
+            shots.append(re.sub(r"terminal-\d+", "terminal", app.export_screenshot()))
+            await asyncio.sleep(0.3)
+        assert len(set(shots)) == 1

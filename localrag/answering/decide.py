@@ -46,7 +46,7 @@ _CUES: dict[str, re.Pattern[str]] = {
         rf"\b(?:mean|means|say) in (?:{_LANGS})\b|\b(?:into|in|to) (?:{_LANGS})\b\s*[:?!.]?|"
         rf"\b(?:{_LANGS})\s*(?:->|→|to)\s*(?:{_LANGS})\b|\ben (?:anglais|français|inglés|español)\b"),
     "arithmetic": re.compile(
-        r"\d\s*(?:[-+*/×÷^x]|\*\*)\s*\(?\d|\bsquare root\b|\bhow many \w+ (?:are )?in\b|"
+        r"\d\s*(?:[-+*/×÷^x]|\*\*|times|plus|minus|divided by|multiplied by)\s*\(?\d|\bsquare root\b|\bhow many \w+ (?:are )?in\b|"
         r"\bin (?:decimal|hex|hexadecimal|binary|octal)\b|\b\d+(?:\.\d+)?\s*%\s*of\b|"
         r"\bconvert \d|\bhow (?:many|much)\b.{0,60}\b\d|\b\d.{0,60}\bhow (?:many|much)\b|"
         r"\bwhat day (?:of the week )?(?:is|was|will)\b|\b\d+ (?:days|weeks|months) (?:after|before|from)\b|"
