@@ -33,6 +33,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "scripts"))
 
 from retrieval_data import CORPORA, OUT, corpus, norm, questions  # noqa: E402
 
@@ -59,7 +60,7 @@ def judged_auc(name: str, model_dir: str | None) -> dict:
     (bench/data/relevance/judged-<corpus>.jsonl): answers (2) vs the rest, and answers or
     related (>= 1) vs not relevant; the cosine of MiniLM (the critic it replaces) beside."""
     from indexer.embedder import Embedder
-    from indexer.rerank import Reranker
+    from cross_encoder import Reranker
 
     base = HERE / "data" / "relevance"
     cand = base / f"tojudge-{name}.jsonl"
@@ -96,11 +97,13 @@ def judged_auc(name: str, model_dir: str | None) -> dict:
 
 
 def collect(name: str, pool: int, rerank: bool, model_dir: str | None = None) -> list[dict]:
-    """Per question: both sides' scored candidates, hit ids, relevance-model scores."""
+    """Per question: both sides' scored candidates, hit ids, relevance-model scores, and the
+    learned ranker's features of the first stage's top RERANK_DEPTH."""
+    from fit_ranker import candidate_features
     from bench_retrieval import LocalIndex
 
     from indexer import search
-    from indexer.rerank import Reranker
+    from cross_encoder import Reranker
 
     c = corpus(name)
     local = LocalIndex(index_dir(name), "onnx-int8")
@@ -113,7 +116,9 @@ def collect(name: str, pool: int, rerank: bool, model_dir: str | None = None) ->
             dense, lexical = search.scored_rankings(local.vectors, v, q.question, DEPTH)
             t_search = time.perf_counter() - t0
             plain = [cid for cid, _ in search.fuse([d for d, _ in dense], [x for x, _ in lexical])]
-            cands = list(dict.fromkeys(plain[:pool] + [x for x, _ in lexical[:5]] + [d for d, _ in dense[:5]]))
+            q_ = {"dense": dense, "lexical": lexical}
+            cands = list(dict.fromkeys(plain[:pool] + score_fusion(q_, 0.4)[:pool]
+                                       + [x for x, _ in lexical[:5]] + [d for d, _ in dense[:5]]))
             allids = list(dict.fromkeys([d for d, _ in dense] + [x for x, _ in lexical]))
             rows = local.idx.store.fetch_chunks(allids)
             key = norm(q.key_phrase)
@@ -132,8 +137,13 @@ def collect(name: str, pool: int, rerank: bool, model_dir: str | None = None) ->
                 scores = rr.score(q.question, [(rows[cid][2], rows[cid][3]) for cid in cands if cid in rows])
                 t_rr = time.perf_counter() - t0
                 ce = {cid: float(s) for cid, s in zip([c_ for c_ in cands if c_ in rows], scores)}
+            t0 = time.perf_counter()
+            fc, ff, _ = candidate_features(local, q.question, search.RERANK_DEPTH)
+            t_feat = time.perf_counter() - t0
             out.append(dict(id=q.id, set=which, split=q.split, dense=dense, lexical=lexical, hits=hits,
-                            ce=ce, t_search=t_search, t_rerank=t_rr, n_rerank=len(ce)))
+                            ce=ce, t_search=t_search, t_rerank=t_rr, n_rerank=len(ce),
+                            feat_ids=[c.chunk_id for c in fc], feats=ff.round(5).tolist(),
+                            t_features=t_feat))
     local.idx.close()
     return out
 
@@ -184,6 +194,28 @@ def reranked(q: dict, base: list[int], depth: int, blend: float) -> list[int]:
     return head + rest
 
 
+RANKER = {}
+
+
+def learned(q: dict, p: dict) -> list[int]:
+    """The first stage (score fusion, pins) with its top candidates reordered by the
+    learned ranker (the shipped weights, or one fitted without the corpus left out)."""
+    from indexer.learned_rank import LearnedRanker
+
+    w = RANKER.get(p.get("ranker", "shipped"))
+    if w is None:
+        w = RANKER["shipped"] = LearnedRanker()
+    base = with_pins(score_fusion(q, p["alpha"]), pinned(q, p["dom"]))
+    ids = q.get("feat_ids") or []
+    if not ids:
+        return base
+    z = w.logits(np.array(q["feats"], dtype=np.float32))
+    pins = pinned(q, p["dom"])
+    order = [c for _, c in sorted(zip(-z, ids), key=lambda t: t[0])]
+    head = pins + [c for c in order if c not in set(pins)]
+    return head + [c for c in base if c not in set(head)]
+
+
 def recall(qs: list[dict], orders: list[list[int]], k: int = 5) -> float:
     if not qs:
         return float("nan")
@@ -199,6 +231,9 @@ SYSTEMS = {
     "score fusion+pin": lambda q, p: with_pins(score_fusion(q, p["alpha"]), pinned(q, p["dom"])),
     "rrf+pin+rerank": lambda q, p: with_pins(reranked(q, rrf_rank(q, p["wd"], p["wl"]), p["depth"], p["blend"]),
                                              pinned(q, p["dom"])),
+    "score+pin+rerank": lambda q, p: with_pins(reranked(q, score_fusion(q, p["alpha"]), p["depth"], p["blend"]),
+                                               pinned(q, p["dom"])),
+    "score+pin+learned": learned,
 }
 GRID = {
     "rrf": {"wd": [0.5, 0.75, 1.0], "wl": [1.0]},
@@ -207,8 +242,10 @@ GRID = {
     "score fusion+pin": {"alpha": [0.3, 0.4, 0.5, 0.6, 0.7], "dom": [1.5, 2.0, 3.0]},
     "rrf+pin+rerank": {"wd": [0.75, 1.0], "wl": [1.0], "dom": [2.0], "depth": [10, 20, 30],
                        "blend": [0.0, 0.5, 1.0, 2.0]},
+    "score+pin+rerank": {"alpha": [0.3, 0.4, 0.5], "dom": [2.0], "depth": [10, 20, 30],
+                         "blend": [0.0, 0.5, 1.0, 2.0]},
 }
-DEFAULTS = {"wd": 1.0, "wl": 1.0, "dom": 2.0, "alpha": 0.5, "depth": 20, "blend": 1.0}
+DEFAULTS = {"wd": 1.0, "wl": 1.0, "dom": 2.0, "alpha": 0.4, "depth": 20, "blend": 1.0}
 
 
 def objective(data: dict[str, list[dict]], names: list[str], system: str, p: dict) -> float:
@@ -237,7 +274,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpora", default=",".join(CORPORA))
     ap.add_argument("--rerank-pool", type=int, default=30)
-    ap.add_argument("--no-rerank", action="store_true")
+    ap.add_argument("--no-rerank", action="store_true", help="no relevance model at all")
+    ap.add_argument("--cross-encoder", action="store_true",
+                    help="also score the cross-encoder (indexer/rerank.py, --model-dir)")
     ap.add_argument("--reuse", action="store_true", help="reuse the collected lists")
     ap.add_argument("--model-dir", default="", help="a relevance model folder (default: the shipped one)")
     ap.add_argument("--cache", default="relevance-lists.json")
@@ -248,9 +287,10 @@ def main() -> None:
     for n in names:
         if n not in data:
             print(f"collecting {n} ...", flush=True)
-            data[n] = collect(n, args.rerank_pool, not args.no_rerank, args.model_dir or None)
+            data[n] = collect(n, args.rerank_pool, args.cross_encoder, args.model_dir or None)
     cache.write_text(json.dumps(data))
-    systems = [s for s in SYSTEMS if args.no_rerank is False or "rerank" not in s]
+    systems = [s for s in SYSTEMS if (not args.no_rerank or "rerank" not in s)
+               and (args.cross_encoder or "+rerank" not in s)]
     print(f"\nmachine: {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}")
     print("recall@5 on the corpus left out (constants chosen on the other corpora)")
     header = f"{'left out':<10}{'set':<9}{'n':>4}" + "".join(f"{s:>18}" for s in systems)
@@ -305,8 +345,8 @@ def main() -> None:
         print(f"\nBM25 top-1/top-2 score ratio on natural questions: median {np.median(r):.2f}, "
               f"p90 {np.percentile(r, 90):.2f}, p99 {np.percentile(r, 99):.2f}, share >= 2.0: "
               f"{(r >= 2.0).mean():.3f}")
-    if not args.no_rerank:
-        print("\nrelevance model vs annotators' labels (corpora it never saw):")
+    if args.cross_encoder:
+        print("\ncross-encoder vs annotators' labels (corpora it never saw):")
         for n in names:
             f = judged_auc(n, args.model_dir or None)
             if f:

@@ -291,6 +291,25 @@ class Bm25Index:
         content = " ".join(w for w in words if w not in STOPWORDS) or " ".join(words)
         return [self.vocab[t] for t in dict.fromkeys(self.tokenize(content)) if t in self.vocab]
 
+    def term_idf(self, query: str) -> dict[str, float]:
+        """BM25's idf of each content term of the query, by its stem (terms the index
+        lacks are left out)."""
+        with self._lock:
+            n = max(len(self._slot), 1)
+            words = _WORD.findall(query.lower())
+            content = " ".join(w for w in words if w not in STOPWORDS) or " ".join(words)
+            inv = {self.vocab[t]: t for t in dict.fromkeys(self.tokenize(content)) if t in self.vocab}
+            tail = self._tail_postings() if self._tail else {}
+            out = {}
+            for tid, stem in inv.items():
+                df = 0
+                if tid + 1 < len(self._indptr):
+                    df += int(self._indptr[tid + 1] - self._indptr[tid])
+                if tid in tail:
+                    df += len(tail[tid][0])
+                out[stem] = float(np.log(1.0 + (n - df + 0.5) / (df + 0.5)))
+            return out
+
     def scores(self, query: str) -> np.ndarray:
         """BM25 of every slot for `query` (dead slots score 0), all query terms."""
         with self._lock:

@@ -227,7 +227,7 @@ class Index:
     def search(self, query: str, *, k: int = 5, rerank: bool = False,
                rerank_depth: int | None = None) -> list[Passage]:
         """The best `k` passages: dense + BM25 fused; with `rerank`, the fused top
-        `rerank_depth` reordered by the shipped relevance model (indexer/rerank.py)."""
+        `rerank_depth` reordered by the learned ranker (indexer/learned_rank.py)."""
         if not query.strip() or k <= 0:
             return []
         stored = self.store.get_meta("embedding_model")
@@ -238,14 +238,15 @@ class Index:
         if vectors is not None and not self.lock.held:
             vectors.sync(self.store)   # a reader catches up with another process's writes
         query_vec = self.embedder.encode([query])[0] if vectors is not None and len(vectors) else None
-        reranker = None
-        if rerank:
-            from indexer.rerank import shared_reranker
+        ranker = None
+        if rerank and query_vec is not None:
+            from indexer.learned_rank import shared_ranker
 
-            reranker = shared_reranker()
+            ranker = shared_ranker()
         from indexer.search import RERANK_DEPTH
 
-        return hybrid_search(self.store, vectors, query_vec, query, k=k, reranker=reranker,
+        return hybrid_search(self.store, vectors, query_vec, query, k=k, ranker=ranker,
+                             embed=self.embedder.encode,
                              rerank_depth=RERANK_DEPTH if rerank_depth is None else rerank_depth)
 
     def surrounding(self, passage: Passage, *, chars: int = 1500) -> tuple[str, int, int]:

@@ -1,6 +1,6 @@
 """Hybrid retrieval: HNSW (dense) and BM25 over every query term (indexer/bm25.py),
-fused by weighted reciprocal rank, with BM25's clear winners (exact matches of a rare
-term) pinned first.
+fused by score (or weighted reciprocal rank), with BM25's clear winners (exact matches of
+a rare term) pinned first; optionally reordered by the learned ranker.
 
 `fts_query` / `selective_fts_query` build FTS5 queries; search no longer uses them (the
 pruning of common terms cost 23 points of recall), they stay for callers of FTS5.
@@ -108,68 +108,112 @@ def lexical_winners(lexical: list[tuple[int, float]], *, dominance: float = DOMI
     return []
 
 
-def fuse(dense: list, lexical: list, *, pinned: list[int] | None = None
-         ) -> list[tuple[int, float]]:
-    """Weighted RRF of the two rankings (lists of ids, or of (id, score) pairs), best
-    first; `pinned` ids (lexical winners) go first whatever their fused score."""
-    dense_ids = [x[0] if isinstance(x, tuple) else x for x in dense]
-    lexical_ids = [x[0] if isinstance(x, tuple) else x for x in lexical]
+def fuse_scores(dense: list[tuple[int, float]], lexical: list[tuple[int, float]], *,
+                alpha: float = 0.4) -> list[tuple[int, float]]:
+    """Score fusion: alpha x the cosine (min-max scaled over the dense candidates) plus
+    (1 - alpha) x BM25 over its best score for this query; best first. Unlike rank fusion
+    it keeps how far apart the candidates are on each side."""
+    d = dict(dense)
+    lx = dict(lexical)
+    ids = set(d) | set(lx)
+    if not ids:
+        return []
+    lo, hi = (min(d.values()), max(d.values())) if d else (0.0, 1.0)
+    top = max(lx.values()) if lx else 1.0
+    fused = {cid: alpha * ((d.get(cid, lo) - lo) / ((hi - lo) or 1.0))
+             + (1 - alpha) * (lx.get(cid, 0.0) / (top or 1.0)) for cid in ids}
+    return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+FUSION = "score"    # "score" (fuse_scores) or "rrf"; bench/bench_relevance.py, leave-one-corpus-
+ALPHA = 0.4         # out: score fusion at alpha 0.4 (chosen in 3 of 4 folds, 0.3 in the 4th)
+                    # matched or beat rank fusion's recall@5 on every corpus left out
+
+
+def fuse(dense: list, lexical: list, *, pinned: list[int] | None = None,
+         method: str | None = None, alpha: float = ALPHA) -> list[tuple[int, float]]:
+    """The two rankings (lists of ids, or of (id, score) pairs) fused, best first:
+    `method` "score" (fuse_scores; needs scores) or "rrf" (weighted reciprocal rank);
+    `pinned` ids (lexical winners, found here when not given) go first whatever their
+    fused score."""
+    scored = bool(dense and isinstance(dense[0], tuple)) or bool(lexical and isinstance(lexical[0], tuple))
+    method = method or (FUSION if scored else "rrf")
     if pinned is None:
         pinned = lexical_winners(lexical) if lexical and isinstance(lexical[0], tuple) else []
-    fused = rrf(dense_ids, lexical_ids, weights=(DENSE_WEIGHT, LEXICAL_WEIGHT))
-    order = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
-    if not pinned:
+    if method == "score":
+        order = fuse_scores([x for x in dense], [x for x in lexical], alpha=alpha)
+    else:
+        dense_ids = [x[0] if isinstance(x, tuple) else x for x in dense]
+        lexical_ids = [x[0] if isinstance(x, tuple) else x for x in lexical]
+        fused = rrf(dense_ids, lexical_ids, weights=(DENSE_WEIGHT, LEXICAL_WEIGHT))
+        order = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
+    if not pinned or not order:
         return order
-    top = max(fused.values())
+    top = order[0][1]
     head = [(cid, round(top + 1e-3 * (len(pinned) - i), 6)) for i, cid in enumerate(pinned)]
     pinned_set = set(pinned)
     return head + [kv for kv in order if kv[0] not in pinned_set]
 
 
-RERANK_DEPTH = 20    # fused candidates the relevance model reorders (bench/bench_relevance.py)
-RERANK_PRIOR = 1.0   # weight of the fused rank in the reordering (same bench, corpora left out)
+RERANK_DEPTH = 20    # first-stage candidates the learned ranker reorders (bench/bench_relevance.py)
 
 
-def rerank_order(reranker, query: str, ids: list[int], rows: dict, *,  # noqa: ANN001
-                 depth: int = RERANK_DEPTH, prior: float = RERANK_PRIOR,
-                 keep_first: list[int] | None = None) -> tuple[list[int], dict[int, float]]:
-    """The first `depth` ids reordered by the relevance model's logit plus a prior from
-    their fused rank (4 * prior / (1 + rank)); pinned lexical winners stay first. Returns
-    the order and the logits by id."""
+def rerank_learned(ranker, query: str, query_vec, dense: list[tuple[int, float]],  # noqa: ANN001
+                   lexical: list[tuple[int, float]], fused: list[tuple[int, float]], rows: dict, *,
+                   vectors: VectorIndex, embed, depth: int = RERANK_DEPTH,
+                   keep_first: list[int] | None = None) -> tuple[list[int], dict[int, float]]:
+    """The first `depth` fused ids reordered by the learned ranker's logit
+    (indexer/learned_rank.py); pinned lexical winners stay first. Returns the order and the
+    logits by id."""
+    from indexer.learned_rank import Candidate, features
+
+    ids = [cid for cid, _ in fused]
     keep = [c for c in (keep_first or []) if c in rows]
-    head = [c for c in ids[:depth] if c in rows and c not in keep]
-    if not head:
+    head_ids = [c for c in ids[:depth] if c in rows]
+    if not head_ids:
         return ids, {}
-    logits = reranker.score(query, [(rows[c][2], rows[c][3]) for c in head])
+    drank = {cid: i for i, (cid, _) in enumerate(dense)}
+    dcos = dict(dense)
+    lrank = {cid: i for i, (cid, _) in enumerate(lexical)}
+    lsc = dict(lexical)
     pos = {c: i for i, c in enumerate(ids)}
-    by_id = {c: float(x) for c, x in zip(head, logits)}
-    head.sort(key=lambda c: -(by_id[c] + prior * 4.0 / (1 + pos[c])))
+    cands = [Candidate(c, rows[c][2], rows[c][3], pos[c], drank.get(c), lrank.get(c), dcos.get(c),
+                       lsc.get(c, 0.0)) for c in head_ids]
+    feats = features(query, cands, idf=vectors.lexical.term_idf(query), embed=embed, qvec=query_vec,
+                     vector_of=vectors.vectors_of)
+    logits = {c.chunk_id: float(z) for c, z in zip(cands, ranker.logits(feats))}
+    head = sorted((c for c in head_ids if c not in keep), key=lambda c: -logits[c])
     done = set(keep) | set(head)
-    return keep + head + [c for c in ids if c not in done], by_id
+    return keep + head + [c for c in ids if c not in done], logits
 
 
 def hybrid_search(store: Store, vectors: VectorIndex | None, query_vec, query: str, *, k: int,
-                  reranker=None, rerank_depth: int = RERANK_DEPTH) -> list[Passage]:  # noqa: ANN001
-    """Dense + BM25, fused (lexical winners first), then, with a `reranker`
-    (indexer.rerank.Reranker), the fused top `rerank_depth` reordered by it."""
+                  ranker=None, embed=None, rerank_depth: int = RERANK_DEPTH  # noqa: ANN001
+                  ) -> list[Passage]:
+    """Dense + BM25, fused by score (lexical winners first); with a `ranker`
+    (indexer.learned_rank.LearnedRanker) and `embed`, the fused top `rerank_depth`
+    reordered by it."""
     depth = max(DEPTH, 2 * k)
     dense, lexical = scored_rankings(vectors, query_vec, query, depth)
     pins = lexical_winners(lexical)
     fused = fuse(dense, lexical, pinned=pins)
     candidates = [cid for cid, _ in fused[:depth]]
-    want = max(k + 10, 2 * k, rerank_depth if reranker is not None else 0)
+    reranking = ranker is not None and embed is not None and rerank_depth > 0 and query_vec is not None
+    want = max(k + 10, 2 * k, rerank_depth if reranking else 0)
     rows = store.fetch_chunks(candidates[:want])
     scores = dict(fused)
-    if reranker is not None and rerank_depth > 0:
-        candidates, logits = rerank_order(reranker, query, candidates, rows, depth=rerank_depth,
-                                          keep_first=pins)
-        # the score a person sees follows the order they see: the relevance logit where
+    if reranking:
+        candidates, logits = rerank_learned(ranker, query, query_vec, dense, lexical, fused[:depth],
+                                            rows, vectors=vectors, embed=embed, depth=rerank_depth,
+                                            keep_first=pins)
+        # the score a person sees follows the order they see: the ranker's logit where
         # there is one (pinned winners above every logit), else the fused score
         top = max(logits.values(), default=0.0)
         for i, cid in enumerate(pins):
             scores[cid] = top + 1.0 + 0.01 * (len(pins) - i)
         for cid, x in logits.items():
-            scores[cid] = x
+            if cid not in pins:
+                scores[cid] = x
     out = []
     for cid in candidates:
         row = rows.get(cid)

@@ -188,6 +188,11 @@ class VectorIndex:
         with self._lock:
             return set(self._live)
 
+    def vectors_of(self, ids: list[int]) -> np.ndarray:
+        """The stored (normalised) vectors of these chunk ids, in order."""
+        with self._lock:
+            return np.asarray(self._index.get_items(list(ids)), dtype=np.float32)
+
     def knn(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         with self._lock:
             if self._index is None or not self._live:

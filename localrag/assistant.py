@@ -240,13 +240,8 @@ class Assistant:
             else:
                 from localrag.answering.generate.instruct import InstructEngine
 
-                judge = None
-                if self.settings.rerank:   # the relevance model: IsRel, quote order, roles
-                    from indexer.rerank import shared_reranker
-
-                    judge = shared_reranker().score
                 self._engine = InstructEngine.for_model(
-                    self.model, config=config, embed=self.embedder.encode, answer_judge=judge)
+                    self.model, config=config, embed=self.embedder.encode)
         return self._engine
 
     # -- model files: the catalogue, local files, downloads -------------------------------------

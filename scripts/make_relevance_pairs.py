@@ -39,7 +39,7 @@ from retrieval_data import DATA, OUT, Question, corpus, norm  # noqa: E402
 OUT_DIR = REPO / "bench" / "data" / "relevance"
 TRAIN_CORPORA = ("kernel", "git")
 HARD = 6          # hard negatives per question
-RANDOM = 1
+RANDOM = 3        # easy negatives: a chunk of another file
 SENT_NEG = 3      # negative sentences from the answering chunk
 IDENT = re.compile(r"^(?=.*[a-z])(?=.*[_.\-/]|.*\d|.*[a-z][A-Z])[A-Za-z][\w.\-/]{3,40}[A-Za-z0-9]$")
 

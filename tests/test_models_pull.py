@@ -167,7 +167,10 @@ def test_pull_downloads_checks_selects_and_the_model_answers(hub, tiny_gguf, tmp
     assert answer.model == "selfrag-test-tiny-f32"            # the pulled file, by its name
     assert answer.critic == "selfrag" and answer.decision.retrieved
     assert answer.passages[0].passage.path == str((notes / "server.md").resolve())
-    assert answer.segments and answer.text
+    # the tiny model has random weights: within 24 tokens it rarely ends a sentence, and
+    # an unfinished last sentence is left out (never half a sentence), with a note
+    cut = any("unfinished last sentence was left out" in n for n in answer.notes)
+    assert (answer.segments and answer.text) or cut, answer.notes
 
 
 def test_ctrl_c_keeps_the_part_and_the_next_pull_resumes(hub, tiny_gguf, tmp_path):

@@ -64,11 +64,24 @@ def test_fuse_pins_the_winner_above_passages_both_sides_rank_in_the_middle():
     plain = rrf([c for c, _ in dense], [c for c, _ in lexical])
     plain_order = [c for c, _ in sorted(plain.items(), key=lambda kv: -kv[1])]
     assert plain_order.index(42) >= 10      # rank fusion alone buries it (the bug)
-    fused = fuse(dense, lexical)
+    fused = fuse(dense, lexical, method="rrf")
     assert fused[0][0] == 42
     assert fused[0][1] > fused[1][1]         # its shown score says it is first
     # everything else keeps its fused order
     assert [c for c, _ in fused[1:]] == [c for c in plain_order if c != 42]
+    # score fusion (the default) pins it too
+    assert fuse(dense, lexical)[0][0] == 42
+
+
+def test_score_fusion_keeps_the_distance_between_candidates():
+    from indexer.search import fuse_scores
+
+    dense = [(1, 0.80), (2, 0.79), (3, 0.20)]
+    lexical = [(3, 10.0), (2, 1.0)]
+    out = dict(fuse_scores(dense, lexical, alpha=0.4))
+    assert out[3] == pytest.approx(0.6)                      # BM25's best, the worst cosine
+    assert out[1] == pytest.approx(0.4)                      # the best cosine, no BM25 hit
+    assert out[2] == pytest.approx(0.4 * 0.59 / 0.6 + 0.06)
 
 
 def test_a_unique_marker_is_found_among_400_similar_notes(tmp_path, make_index):
@@ -90,7 +103,7 @@ def test_a_unique_marker_is_found_among_400_similar_notes(tmp_path, make_index):
     note = lexical[0][0]
     assert note not in {d for d, _ in dense}      # one word of ~150: dense does not see it
     plain = [c for c, _ in fuse([d for d, _ in dense], [x for x, _ in lexical])]
-    assert plain.index(note) >= 3                 # measured: 6th-8th of the fused list
+    assert plain.index(note) >= 3                 # measured: 6th-8th of the rank-fused list
 
 
 @pytest.mark.parametrize("query", ["what was decided about the server migration",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -118,8 +118,6 @@ class Quote:
                         # with the chosen one so it can be read (reading_context)
     subject: Span | None = None   # the term or signature line the sentence describes
                                   # (subject_of), quoted before it as code
-    answer_p: float | None = None  # the relevance model's probability that the sentence
-                                   # answers the question (judge_quotes); None: not judged
 
 
 _CALLOUT = re.compile(r"(?:\s+<\d+>)+\s*$")      # AsciiDoc callouts: "$ git init   <1>"
@@ -192,7 +190,8 @@ def code_after(text: str, span: Span) -> Span | None:
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|\w\.\w|\(\s*\w*\s*\)|^-{1,2}\w|"
-                         r"::|[<>\[\]=]|\b[A-Z][A-Z0-9_]{2,}\b|\w/\w|\w-\w+\(")
+                         r"::|[<>\[\]=]|\b[A-Z]+[0-9][A-Z0-9]*\b|\w/\w|\w-\w+\(")
+# (an all-capitals word alone is a manual's section heading, NAME or EXAMPLES, not a name)
 MAX_SUBJECT_CHARS = 100
 
 
@@ -537,26 +536,19 @@ def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Can
     return quotes
 
 
-AnswerJudge = Callable[[str, list[tuple[str, str]]], Sequence[float]]
-"""(question, [(title, text)]) -> logits: the relevance model (indexer.rerank.Reranker.score)."""
-
-ANSWER_AT = 0.5
-"""A quote is shown as the answer when the relevance model gives its sentence at least this
-probability of answering the question; below it, as context (README, "What the marks
-mean", gives the measured precision; bench/bench_relevance.py measures it on the corpora
-left out)."""
-
-
-def quote_text_for_judge(q: Quote) -> str:
-    """What the relevance model reads of a quote: its subject line, then the sentence."""
-    return (q.subject.text + "\n" if q.subject is not None else "") + q.span.text
+ANSWER_RELATIVE = 0.97
+"""A quote is shown as the answer when its probability is the best of the answer's, or
+within 3% of it (a near tie); the others are shown as context. Chosen on the TEST half of
+the stored top-5 passages (tests/data/quotes_test_top5.json.gz), by the share of units
+shown as the answer that hold the key phrase: every quote 0.12, this rule 0.22 (the
+best alone 0.24, but it left out near ties that answer); on the held-out set, measured
+once: 0.27 against 0.15 for every quote, while the questions with the key phrase in a unit
+shown as the answer fell from 45 to 29 of 80 (the rest hold it in a context quote).
+scripts/measure_quote_roles.py prints the table."""
 
 
-def judge_quotes(question: str, quotes: Sequence[Quote], titles: Sequence[str],
-                 judge: AnswerJudge) -> list[Quote]:
-    """The quotes with the relevance model's answer probability, the ones that answer
-    first (best first); a reading-context sentence stays with its quote and shares its
-    probability. `titles`: per passage index, the passage's title."""
+def quote_groups(quotes: Sequence[Quote]) -> list[list[Quote]]:
+    """Each chosen quote with the reading-context sentences quoted beside it."""
     groups: list[list[Quote]] = []
     for q in quotes:
         if q.context == "after" and groups:
@@ -565,13 +557,18 @@ def judge_quotes(question: str, quotes: Sequence[Quote], titles: Sequence[str],
             groups[-1].append(q)
         else:
             groups.append([q])
-    mains = [next((x for x in g if x.context == ""), g[0]) for g in groups]
+    return groups
+
+
+def answer_roles(quotes: Sequence[Quote], *, relative: float = ANSWER_RELATIVE) -> list[bool]:
+    """Per quote: shown as the answer (True) or as context. A group (a quote and its reading
+    context) shares its quote's role; the best quote always answers."""
+    groups = quote_groups(quotes)
+    mains = [next((x for x in g if not x.context), g[0]) for g in groups]
     if not mains:
         return []
-    logits = judge(question, [(titles[m.passage], quote_text_for_judge(m)) for m in mains])
-    probs = [1.0 / (1.0 + math.exp(-max(min(float(x), 50.0), -50.0))) for x in logits]
-    order = sorted(range(len(groups)), key=lambda i: -probs[i])
-    return [replace(x, answer_p=probs[i]) for i in order for x in groups[i]]
+    best = max(m.score for m in mains)
+    return [m.score >= relative * best for m, g in zip(mains, groups) for _ in g]
 
 
 def fit_window(text: str, anchors: Sequence[Span], budget: int,
@@ -611,4 +608,4 @@ __all__ = ["Span", "Quote", "Candidate", "code_after", "subject_of", "sentence_s
            "select_quotes", "pick_quotes", "reading_context", "candidate_units",
            "candidates_of", "score_candidates", "AnswerScorer", "QuoteScorer",
            "ANSWER_FEATURES", "ANSWER_WEIGHTS", "question_terms", "fit_window",
-           "AnswerJudge", "ANSWER_AT", "judge_quotes", "quote_text_for_judge"]
+           "ANSWER_RELATIVE", "answer_roles", "quote_groups"]

@@ -38,8 +38,8 @@ from indexer.records import Passage
 from localrag.answering.label.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
 from localrag.answering.judge.critics import RELEVANT_AT, Critic, Embed, SupportJudgement, choose_critic
 from localrag.errors import AnswerCancelled, LocalragError
-from localrag.answering.generate.extract import (ANSWER_AT, AnswerJudge, Quote, Span, fit_window,
-                                                 judge_quotes, line_at, select_quotes)
+from localrag.answering.generate.extract import (Quote, Span, answer_roles, fit_window, line_at,
+                                                 select_quotes)
 from localrag.answering.judge.noise import near_repeat
 from localrag.answering.judge.model_critic import chat_tokens
 from localrag.answering.label.units import Unit, fenced, split_units
@@ -177,8 +177,7 @@ class InstructEngine:
 
     def __init__(self, model: LanguageModel, *, config: EngineConfig, critic: Critic,
                  embed: Embed | None = None, max_quotes: int = 4, max_candidates: int = 2,
-                 fit_tokens: int = 160, quote_min_score: float = 0.0,
-                 answer_judge: AnswerJudge | None = None) -> None:
+                 fit_tokens: int = 160, quote_min_score: float = 0.0) -> None:
         self.model = model
         self.config = config
         self.critic = critic
@@ -194,21 +193,18 @@ class InstructEngine:
         passage, trimmed only to the context)."""
         self.quote_min_score = quote_min_score
         """Passage sentences scoring under this (extract.AnswerScorer) are not quoted."""
-        self.answer_judge = answer_judge
-        """The relevance model (indexer.rerank): orders the quotes, answering ones first,
-        and marks those it does not judge to answer as context. None: every quote is shown
-        as the answer, in the quote scorer's order."""
+
         self.n_ctx = min(config.n_ctx, model.n_ctx)
         self.last_generate_calls = 0      # for tests and benchmarks
         self.last_candidates: list[_Candidate] = []   # every candidate of the last answer
 
     @classmethod
     def for_model(cls, model: LanguageModel, *, config: EngineConfig,
-                  embed: Embed, answer_judge: AnswerJudge | None = None) -> "InstructEngine":
+                  embed: Embed) -> "InstructEngine":
         """The engine with the critic measured best for this model (critics.choose_critic)."""
-        critic = choose_critic(model, embed, relevance_judge=answer_judge)
+        critic = choose_critic(model, embed)
         return cls(model, config=config, critic=critic,
-                   embed=getattr(critic, "embed_texts", embed), answer_judge=answer_judge)
+                   embed=getattr(critic, "embed_texts", embed))
 
     @property
     def critic_name(self) -> str:
@@ -241,6 +237,7 @@ class _Run:
                  on_decision: Callable[[RetrievalDecision], None] | None = None) -> None:
         self.on_decision = on_decision
         self.e, self.cfg, self.model, self.critic = engine, engine.config, engine.model, engine.critic
+        self._answering: dict[int, bool] = {}   # id(quote) -> shown as the answer (extract.answer_roles)
         self.question = question
         self.query = search_query or question
         self.history = list(history)
@@ -383,9 +380,7 @@ class _Run:
         found = select_quotes(self.question, [passages[i].text for i in chosen], embed,
                               max_quotes=self.e.max_quotes, min_score=self.e.quote_min_score)
         found = [replace(q, passage=chosen[q.passage]) for q in found]
-        if self.e.answer_judge is not None and found:
-            found = judge_quotes(self.question, found, [p.title for p in passages],
-                                 self.e.answer_judge)
+        self._answering = dict(zip((id(q) for q in found), answer_roles(found)))
         return found
 
     def _quote_segments(self, quote: Quote) -> list[Segment]:
@@ -402,7 +397,7 @@ class _Run:
             pieces.append(("code", fenced(quote.code.text.split("\n")), quote.code.start, True))
         out = []
         for kind, text, start, starts_block in pieces:
-            role = "context" if quote.answer_p is not None and quote.answer_p < ANSWER_AT else "answer"
+            role = "answer" if self._answering.get(id(quote), True) else "context"
             seg = Segment(text=text, kind=kind, starts_block=starts_block, label="fully",
                           scores=scores, citation=quote.passage, passage=passage,
                           origin="quote", line=line_at(passage.text, start, passage.start_line),

@@ -136,15 +136,11 @@ class EmbeddingCritic:
 
     def __init__(self, embed: Embed, *,
                  calibration: EmbeddingCalibration = EmbeddingCalibration(),
-                 rules: "SupportRules | None" = None,
-                 relevance_judge: "Callable[[str, list[tuple[str, str]]], Sequence[float]] | None" = None
-                 ) -> None:
+                 rules: "SupportRules | None" = None) -> None:
         self._embed = embed
         self.calibration = calibration
         self.rules = rules or SupportRules()
-        self._judge = relevance_judge
-        """The relevance model (indexer.rerank.Reranker.score): IsRel from it when given."""
-        self.relevance_checked = RERANKER_RELEVANCE_CHECKED if relevance_judge else RELEVANCE_CHECKED
+        self.relevance_checked = RELEVANCE_CHECKED
         """False: its relevance labels missed the target on the test half; the engine
         keeps the scores but labels no passage relevant or irrelevant."""
         self._cache: dict[str, np.ndarray] = {}
@@ -214,9 +210,6 @@ class EmbeddingCritic:
         checked (RELEVANCE_CHECKED). A logistic model over `relevance_features`, fitted
         on the dev half, reached only 0.72 there (scripts/tune_critic.py) and is not
         used."""
-        if self._judge is not None:
-            pairs = [tuple(p.split("\n", 1)) if "\n" in p else ("", p) for p in passages]
-            return [_sigmoid(float(x)) for x in self._judge(question, pairs)]   # type: ignore[arg-type]
         return [self._rel(c) for c in self.similarity(question, passages)]
 
     def retrieve_probability(self, question: str, passages: Sequence[str] = ()) -> float:
@@ -394,15 +387,6 @@ half. They did not (0.75): the engine then records no relevant/irrelevant verdic
 (PassageJudgement.relevant is None, "not checked"), keeps the score for ordering, and
 never drops a passage for it."""
 
-RERANKER_RELEVANCE_AUC = 0.0
-"""AUC of the relevance model's passage judgments (IsRel) on the corpora it never saw
-(postgres, debref: annotators' labels, bench/data/relevance/judged-*.jsonl), computed by
-bench/bench_relevance.py and checked by tests/test_reranker.py."""
-
-RERANKER_RELEVANCE_CHECKED = RERANKER_RELEVANCE_AUC >= 0.85
-"""Relevance labels come back (relevant / judged irrelevant) only at AUC >= 0.85 on the
-corpora left out."""
-
 TRUST_AUC = 0.85
 TRUST_ACCURACY = 0.8
 """A model's own judgment is used only where it reached AUC >= 0.85 *and* its labels at
@@ -467,15 +451,13 @@ def model_key(model: object, table: dict[str, "CriticFigures"] | None = None) ->
 
 
 def choose_critic(model: object | None, embed: Embed, *,
-                  measured: dict[str, CriticFigures] | None = None,
-                  relevance_judge: "Callable[[str, list[tuple[str, str]]], Sequence[float]] | None" = None
-                  ) -> Critic:
+                  measured: dict[str, CriticFigures] | None = None) -> Critic:
     """The critic for an instruct model: its own judgment where it was measured to carry
     signal (`trusted`), the embedding critic elsewhere. A model never measured is
     not trusted: its judgments could be noise, and a label must not claim more than the
     critic knows."""
     table = MEASURED if measured is None else measured
-    embedding = EmbeddingCritic(embed, relevance_judge=relevance_judge)
+    embedding = EmbeddingCritic(embed)
     figures = table.get(model_key(model, table)) if model is not None else None
     if figures is None or not any(trusted(f) for f in
                                   (figures.retrieve, figures.relevance, figures.support)):

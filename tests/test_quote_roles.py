@@ -1,0 +1,57 @@
+"""Quotes shown as the answer, and quotes shown as context (issue 17, point 5): the best
+quote (and near ties) is the answer with ✔; the others are context, marked `·`, in every
+rendering, and saved chats keep the role."""
+
+from __future__ import annotations
+
+from localrag.answering.generate.extract import ANSWER_RELATIVE, Quote, Span, answer_roles
+from localrag.answering.label.answer import Answer, RetrievalDecision, Scores, Segment, answer_from_json
+from localrag.answering.label.render import (CONTEXT_SYMBOL, LABEL_SYMBOL, answer_to_markdown,
+                                             answer_to_text, segment_symbol)
+
+
+def _q(score: float, start: int, context: str = "") -> Quote:
+    return Quote(0, Span(start, start + 5, f"s{start}"), score, context=context)
+
+
+def test_the_best_quote_and_near_ties_answer_the_rest_is_context():
+    quotes = [_q(0.80, 0), _q(0.79, 10), _q(0.60, 20), _q(0.30, 30)]
+    assert ANSWER_RELATIVE == 0.97
+    assert answer_roles(quotes) == [True, True, False, False]   # 0.79 >= 0.97 x 0.80
+    # a reading-context sentence shares its quote's role
+    grouped = [_q(0.8, 0), _q(0.8, 5, "after"), _q(0.5, 20, "before"), _q(0.5, 25)]
+    assert answer_roles(grouped) == [True, True, False, False]
+    assert answer_roles([]) == []
+    assert answer_roles([_q(0.01, 0)]) == [True]                 # the best always answers
+
+
+def _answer() -> Answer:
+    from indexer.records import Passage
+
+    p = Passage(chunk_id=1, path="/docs/a.md", title="a.md", text="One. Two.", start_line=3,
+                end_line=3, page=None, char_start=0, char_end=9, score=0.5)
+    from localrag.answering.label.answer import PassageJudgement
+
+    segs = [Segment(text="One.", label="fully", scores=Scores(total=0.8), citation=0, passage=p,
+                    origin="quote", line=3, label_source="quote", role="answer"),
+            Segment(text="Two.", label="fully", scores=Scores(total=0.4), citation=0, passage=p,
+                    origin="quote", line=3, label_source="quote", role="context")]
+    return Answer(question="q?", search_query="q?",
+                  decision=RetrievalDecision(mode="always", retrieved=True, probability=None,
+                                             threshold=0.2, reason="always"),
+                  passages=[PassageJudgement(p, relevance=0.5, relevant=None)], segments=segs)
+
+
+def test_context_quotes_never_show_the_answers_mark():
+    a = _answer()
+    assert segment_symbol(a.segments[0]) == LABEL_SYMBOL["fully"] == "✔"
+    assert segment_symbol(a.segments[1]) == CONTEXT_SYMBOL == "·"
+    text = answer_to_text(a)
+    assert "✔ “One.”" in text and "· “Two.”" in text and "✔ “Two.”" not in text
+    assert "context, quoted from the file line 3; not judged an answer" in text
+    md = answer_to_markdown(a)
+    assert "· “Two.”" in md and "✔ “Two.”" not in md
+    js = a.to_json()["segments"]
+    assert [s["role"] for s in js] == ["answer", "context"]
+    again = answer_from_json(a.to_json())
+    assert [s.role for s in again.segments] == ["answer", "context"]
