@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 
 from indexer.parsers import parse_bytes
+from localrag.answering.label.units import code_body
 
 import pytest
 
@@ -104,7 +105,8 @@ def test_the_answer_cites_the_right_file_and_labels_no_noise_supported(
         path = Path(s.passage.path)
         lines = parse_bytes(path.read_bytes(), ext=path.suffix, name=path.name).text.split("\n")
         from_line = " ".join(" ".join(lines[s.line - 1:]).split())
-        pos = from_line.find(" ".join(s.text.split()))
+        words = code_body(s.text) if s.kind == "code" else s.text   # a block: its lines
+        pos = from_line.find(" ".join(words.split()))
         assert 0 <= pos <= len(" ".join(lines[s.line - 1].split())), (s.line, s.text)
     # on_segment saw every unit of the answer, in order, and the quotes reached it before
     # the model started generating: quotes, one generate call, then the model's units

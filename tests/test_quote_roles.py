@@ -1,5 +1,5 @@
 """Quotes shown as the answer, and quotes shown as context (issue 17, point 5): the best
-quote (and near ties) is the answer with ✔; the others are context, marked `·`, in every
+quote (and near ties) is the answer with ✔; the others are context, marked `›`, in every
 rendering, and saved chats keep the role."""
 
 from __future__ import annotations
@@ -45,12 +45,12 @@ def _answer() -> Answer:
 def test_context_quotes_never_show_the_answers_mark():
     a = _answer()
     assert segment_symbol(a.segments[0]) == LABEL_SYMBOL["fully"] == "✔"
-    assert segment_symbol(a.segments[1]) == CONTEXT_SYMBOL == "·"
+    assert segment_symbol(a.segments[1]) == CONTEXT_SYMBOL == "›"
     text = answer_to_text(a)
-    assert "✔ “One.”" in text and "· “Two.”" in text and "✔ “Two.”" not in text
+    assert "✔ “One.”" in text and "› “Two.”" in text and "✔ “Two.”" not in text
     assert "context, quoted from the file line 3; not judged an answer" in text
     md = answer_to_markdown(a)
-    assert "· “Two.”" in md and "✔ “Two.”" not in md
+    assert "› “Two.”" in md and "✔ “Two.”" not in md
     js = a.to_json()["segments"]
     assert [s["role"] for s in js] == ["answer", "context"]
     again = answer_from_json(a.to_json())

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from localrag.answering.label.answer import Answer, answer_from_json  # noqa: E402
 from localrag.assistant import Assistant  # noqa: E402
-from localrag.answering.label.render import LABEL_SYMBOL, answer_to_markdown  # noqa: E402
+from localrag.answering.label.render import LABEL_SYMBOL, segment_symbol, answer_to_markdown  # noqa: E402
 from localrag.answering.label.units import code_body  # noqa: E402
 from screen_text import screen_lines, screen_text, still  # noqa: E402
 from tui.app import LocalragApp, create_app  # noqa: E402
@@ -179,9 +179,9 @@ async def test_real_model_answer_with_code_blocks_on_screen(gitdocs, embedder, t
             assert [b.segment for b in blocks] == codes
             text = screen_text(app)
             # one symbol per unit ("?", "not checked", also occurs in the question)
-            shown = {LABEL_SYMBOL[u.segment.label] for u in units} - {"?"}
+            shown = {segment_symbol(u.segment) for u in units} - {"?"}
             assert sum(text.count(sym) for sym in shown) == len(
-                [u for u in units if LABEL_SYMBOL[u.segment.label] != "?"])
+                [u for u in units if segment_symbol(u.segment) != "?"])
             for seg in answer.segments:                     # never a markup fragment
                 assert any(c.isalpha() for c in seg.text), seg.text
             lines = screen_lines(app)
@@ -210,8 +210,16 @@ async def test_real_model_answer_with_code_blocks_on_screen(gitdocs, embedder, t
             assert passage.text in shown and len(shown) > len(passage.text)
             assert shown in file_text                        # the file's own words, around it
             start = shown.index(passage.text)
-            assert [(s.start, s.end) for s in body.spans
-                    if s.style == HIGHLIGHT] == [(start, start + len(passage.text))]
+            if cited.segment.line is not None:      # a quote: its own words, at its line
+                from tui.screens.source import quote_span
+
+                want = quote_span(shown, start, start + len(passage.text),
+                                  passage_line=passage.start_line, line=cited.segment.line,
+                                  quote=cited.segment.text)
+                assert want is not None and start <= want[0] < want[1] <= start + len(passage.text)
+            else:
+                want = (start, start + len(passage.text))
+            assert [(s.start, s.end) for s in body.spans if s.style == HIGHLIGHT] == [want]
             assert "~/gitdocs/" in str(screen.query_one("#source-path").render())
             await pilot.press("escape")
             await pilot.pause()

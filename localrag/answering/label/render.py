@@ -22,7 +22,7 @@ LABEL_SYMBOL: dict[str, str] = {
 }
 
 
-CONTEXT_SYMBOL = "·"
+CONTEXT_SYMBOL = "›"
 """A quote shown as context: the file's own words on the question's topic, not judged
 to answer it. Never the answer's ✔."""
 
