@@ -5,8 +5,8 @@ localrag as a person would (the default instruct model, mode always, each questi
 fresh chat) over the bench's index of that corpus, and writes every unit shown with its
 mark, role, citation and the cited passage:
 
-    python scripts/record_answers_for_judging.py --corpora postgres,debref [--rerank on|off]
-    # -> bench/data/answers/answers-<corpus>[-norerank].jsonl
+    python scripts/record_answers_for_judging.py --corpora postgres,debref [--rerank on]
+    # -> bench/data/answers/answers-<corpus>[-rerank].jsonl
 
 Annotators then judge each unit (bench/data/answers/RUBRIC-answers.md) and
 bench/bench_answer_judged.py prints the figures.
@@ -34,7 +34,7 @@ OUT_DIR = REPO / "bench" / "data" / "answers"
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpora", default="postgres,debref")
-    ap.add_argument("--rerank", default="on", choices=["on", "off"])
+    ap.add_argument("--rerank", default="off", choices=["on", "off"], help="the learned ranker (off: the default)")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
@@ -49,7 +49,7 @@ def main() -> None:
         if args.limit:
             qs = qs[:args.limit]
         data_dir = index_dir(name)
-        suffix = "" if args.rerank == "on" else "-norerank"
+        suffix = "" if args.rerank == "off" else "-rerank"
         out = OUT_DIR / f"answers-{name}{suffix}.jsonl"
         overrides = {"retrieval_mode": "always", "rerank": args.rerank == "on",
                      "n_threads": args.threads}
