@@ -18,11 +18,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "bench"))
 
 
 def main() -> None:
     import models.llama_backend as backend
-    from localrag.answering.judge.evaluation import load_cases, measure_critic
+    from critic_evaluation import load_cases, measure_critic
     from localrag.answering.judge.model_critic import ModelCritic
     from models.loader import default_model_path, load_model
 

@@ -29,6 +29,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "bench"))
 
 U16 = 2.0 ** -11
 PROMPTS = [
@@ -133,7 +134,7 @@ def smollm2_section(threads: int, critic: bool) -> None:
 
 
 def critic_section(models: dict) -> None:
-    import localrag.answering.judge.evaluation as critic_eval
+    import critic_evaluation as critic_eval
     from localrag.answering.judge.critics import MEASURED, model_key
     from localrag.answering.judge.model_critic import ModelCritic
 

@@ -13,13 +13,14 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def main() -> int:
     from indexer.embedder import Embedder
     from localrag.answering.judge.critics import EmbeddingCritic
-    from localrag.answering.judge.evaluation import format_real, load_real_set, measure_real
+    from critic_evaluation import format_real, load_real_set, measure_real
 
     embedder = Embedder()
     critic = EmbeddingCritic(embedder.encode)

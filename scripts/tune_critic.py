@@ -22,6 +22,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 SET = REPO / "tests" / "data" / "critic_real"
@@ -66,7 +67,7 @@ def main() -> int:
 
     from indexer.embedder import Embedder
     from localrag.answering.judge import lexical
-    from localrag.answering.judge.evaluation import auc, load_real_set, question_of
+    from critic_evaluation import auc, load_real_set, question_of
     from localrag.answering.judge.critics import EmbeddingCritic, SupportRules
     from localrag.answering.judge.noise import noise_kind
 

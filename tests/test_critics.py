@@ -16,7 +16,7 @@ import pytest
 from conftest_models import smollm2_model, smollm2_path  # noqa: F401  (pytest fixtures)
 from instruct_fixtures import CASES, embed  # noqa: F401
 from localrag.answering.judge import lexical
-from localrag.answering.judge.evaluation import auc, auc_noise_bound, format_figures, load_cases, measure_critic
+from critic_evaluation import auc, auc_noise_bound, format_figures, load_cases, measure_critic
 from localrag.answering.judge.critics import (MEASURE_COMMAND, MEASURED, CompositeCritic, EmbeddingCritic,
                               SupportJudgement, choose_critic, guard_label, model_key,
                               ordinal_support, trusted)
@@ -250,7 +250,7 @@ def test_sentence_split_keeps_closing_quotes_and_ends_at_a_bare_no():
 
 @pytest.fixture(scope="module")
 def real_set():
-    from localrag.answering.judge.evaluation import load_real_set
+    from critic_evaluation import load_real_set
 
     return load_real_set()
 
@@ -268,7 +268,7 @@ def test_real_set_is_split_by_question_and_covers_the_failure_kinds(real_set):
 
 
 def test_embedding_critic_meets_the_label_targets_on_the_test_half(embed, real_set):  # noqa: F811
-    from localrag.answering.judge.evaluation import format_real, measure_real
+    from critic_evaluation import format_real, measure_real
     from localrag.answering.judge.critics import MEASURED_TEST
 
     m = measure_real(EmbeddingCritic(embed), *real_set, split="test")

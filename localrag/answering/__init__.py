@@ -9,8 +9,9 @@
                                reflection tokens read as probabilities (critique.py),
                                the fallback critics for instruct models (critics.py,
                                model_critic.py), noise detection (noise.py), word
-                               overlap (lexical.py), the scoring formulas (scoring.py)
-                               and how critics are measured (evaluation.py)
+                               overlap (lexical.py), the scoring formulas (scoring.py),
+                               the judgement type (judgement.py); how critics are
+                               measured is in bench/critic_evaluation.py
 4. generate (generate/)        the two answer loops (selfrag.py, instruct.py), the
                                trained Self-RAG prompt (prompting.py), and quotes from
                                the passages (extract.py)

@@ -8,7 +8,7 @@ spellings of each answer ("yes", "Yes", " yes", ...) are summed; an id that star
 answers of two groups is dropped.
 
 Whether these judgments carry signal is a property of the model: measure it
-(localrag.answering.judge.evaluation, tests/test_critics.py) before trusting it (critics.choose_critic).
+(bench/critic_evaluation.py, tests/test_critics.py) before trusting it (critics.choose_critic).
 """
 
 from __future__ import annotations

@@ -158,7 +158,7 @@ def format_figures(name: str, figures: dict[str, dict[str, Any]]) -> str:
 
 # --- the real-document set (tests/data/critic_real, issue 9) ---------------------------------
 
-REAL_SET = Path(__file__).resolve().parents[3] / "tests" / "data" / "critic_real"
+REAL_SET = Path(__file__).resolve().parents[1] / "tests" / "data" / "critic_real"
 
 
 @dataclass(frozen=True)
