@@ -14,7 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from localrag.assistant import Assistant  # noqa: E402
-from localrag.answering.label.render import LABEL_SYMBOL, decision_line  # noqa: E402
+from localrag.answering.label.render import LABEL_SYMBOL, decision_line, segment_symbol  # noqa: E402
 from tui.app import create_app  # noqa: E402
 from tui.screens.add_folder import AddFolderScreen  # noqa: E402
 from tui.screens.source import HIGHLIGHT, SourceScreen  # noqa: E402
@@ -101,7 +101,7 @@ async def test_real_app_index_ask_cite_cancel(tmp_path, notes, embedder):
             assert view.shown_segments() == [(s.text.strip(), s.label, s.citation)
                                              for s in answer.segments]
             for line, seg in zip(view.query(SegmentLine), answer.segments):
-                assert line.plain.startswith(LABEL_SYMBOL[seg.label])
+                assert line.plain.startswith(segment_symbol(seg))
                 if seg.citation is not None:
                     assert f"[{seg.citation + 1}]" in line.plain
             assert str(view.query_one(".decision").render()) == decision_line(answer)

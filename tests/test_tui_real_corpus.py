@@ -281,6 +281,12 @@ def test_real_source_panel(snap_compare, recorded_app, size):
         await settle(pilot)
         screen = pilot.app.screen
         assert isinstance(screen, SourceScreen)
+        for _ in range(200):                 # the text is in and scrolled to the quote
+            if screen.shown:
+                break
+            await pilot.pause(0.05)
+        assert screen.shown
+        await pilot.pause()
         passage = screen.passage
         text = file_words(passage.path)
         shown = str(screen.query_one("#source-body").render())

@@ -80,6 +80,11 @@ def test_source_panel(snap_compare, tmp_path):
         view = list(pilot.app._turns.values())[-1]
         pilot.app.open_citation(view.answer, 0)
         await settle(pilot)
+        for _ in range(200):                 # the text is in and scrolled to the span
+            if getattr(pilot.app.screen, "shown", False):
+                break
+            await pilot.pause(0.05)
+        assert pilot.app.screen.shown
         await still(pilot, "#source-scroll")
     assert snap_compare(make_app(tmp_path), run_before=open_source)
 

@@ -114,6 +114,7 @@ class SourceScreen(ModalScreen[None]):
         self.index = index
         self.line = line        # a quote's own file line (None: the passage's first)
         self.quote = quote
+        self.shown = False      # the text is in and scrolled to the span (tests wait on it)
         self.judgement = answer.passages[index]
         self.passage = self.judgement.passage
         self.span: tuple[int, int] | None = None
@@ -170,6 +171,7 @@ class SourceScreen(ModalScreen[None]):
         row = rows_before(self.text, self.span[0], body.content_region.width)
         self.query_one("#source-scroll", VerticalScroll).scroll_to(y=max(0, row - 2),
                                                                     animate=False)
+        self.shown = True
 
     def action_close(self) -> None:
         self.dismiss(None)
