@@ -115,6 +115,8 @@ class SourceScreen(ModalScreen[None]):
         self.line = line        # a quote's own file line (None: the passage's first)
         self.quote = quote
         self.shown = False      # the text is in and scrolled to the span (tests wait on it)
+        self._scrolled_at_width = -1
+        self._scroll_tries = 0
         self.judgement = answer.passages[index]
         self.passage = self.judgement.passage
         self.span: tuple[int, int] | None = None
@@ -152,6 +154,8 @@ class SourceScreen(ModalScreen[None]):
         self.app.call_from_thread(self._show, text, start, end)
 
     def _show(self, text: str, start: int, end: int) -> None:
+        self.shown = False
+        self._scrolled_at_width, self._scroll_tries = -1, 0
         if self.quote:   # a quote: its own words are the span, not the whole passage
             found = quote_span(text, start, end, passage_line=self.passage.start_line,
                                line=self.line, quote=self.quote)
@@ -168,10 +172,18 @@ class SourceScreen(ModalScreen[None]):
         if self.span is None:
             return
         body = self.query_one("#source-body", Static)
-        row = rows_before(self.text, self.span[0], body.content_region.width)
+        width = body.content_region.width
+        row = rows_before(self.text, self.span[0], width)
         self.query_one("#source-scroll", VerticalScroll).scroll_to(y=max(0, row - 2),
                                                                     animate=False)
-        self.shown = True
+        # the text's width can still change once its scrollbar appears (the rows before
+        # the span then wrap differently): scroll again until the width holds
+        if width == self._scrolled_at_width or self._scroll_tries >= 4:
+            self.shown = True
+            return
+        self._scrolled_at_width = width
+        self._scroll_tries += 1
+        self.call_after_refresh(self._scroll_to_span)
 
     def action_close(self) -> None:
         self.dismiss(None)
