@@ -97,16 +97,20 @@ class LearnedRanker:
     """Logits from the fitted weights (indexer/data/ranker.json)."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path or WEIGHTS_FILE
-        d = json.loads(self.path.read_text(encoding="utf-8"))
-        if tuple(d["features"]) != FEATURES:
-            from indexer.errors import RerankerError
+        from indexer.errors import RerankerError
 
-            raise RerankerError(f"The ranking model {self.path} was fitted on other features",
-                                hint="reinstall localrag, or set rerank = false in the settings")
-        self.mean = np.array(d["mean"], dtype=np.float32)
-        self.std = np.array(d["std"], dtype=np.float32)
-        self.w = np.array(d["weights"], dtype=np.float32)
+        self.path = path or WEIGHTS_FILE
+        fix = "reinstall localrag, or set rerank = false in the settings"
+        try:
+            d = json.loads(self.path.read_text(encoding="utf-8"))
+            features_of_file = tuple(d["features"])
+            self.mean = np.array(d["mean"], dtype=np.float32)
+            self.std = np.array(d["std"], dtype=np.float32)
+            self.w = np.array(d["weights"], dtype=np.float32)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise RerankerError(f"Cannot read the ranking model {self.path}: {exc}", hint=fix) from exc
+        if features_of_file != FEATURES or not (len(self.mean) == len(self.std) == len(self.w) == len(FEATURES)):
+            raise RerankerError(f"The ranking model {self.path} was fitted on other features", hint=fix)
         self.info: dict[str, Any] = d
 
     def logits(self, feats: np.ndarray) -> np.ndarray:

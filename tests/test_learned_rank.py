@@ -54,6 +54,10 @@ def test_a_ranker_fitted_on_other_features_is_refused(tmp_path):
     path.write_text(json.dumps(bad))
     with pytest.raises(RerankerError, match="fitted on other features"):
         LearnedRanker(path)
+    path.write_text("{not json")
+    with pytest.raises(RerankerError, match="Cannot read the ranking model") as err:
+        LearnedRanker(path)
+    assert "rerank = false" in str(err.value)
 
 
 def test_reranked_search_on_a_real_index(tmp_path, make_index):
