@@ -48,11 +48,11 @@ def index_dir(name: str) -> Path:
 
 
 def auc(pos: list[float], neg: list[float]) -> float:
-    """Probability that a random positive scores above a random negative (ties half)."""
-    if not pos or not neg:
-        return float("nan")
-    n = np.array(neg)
-    return float(np.mean([(n < p).mean() + 0.5 * (n == p).mean() for p in pos]))
+    """critic_evaluation.auc (Mann-Whitney, ties one half) of positive vs negative scores."""
+    from critic_evaluation import auc as mann_whitney
+
+    got = mann_whitney(list(pos) + list(neg), [True] * len(pos) + [False] * len(neg))
+    return float("nan") if got is None else got
 
 
 def judged_auc(name: str, model_dir: str | None) -> dict:

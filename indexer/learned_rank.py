@@ -41,6 +41,17 @@ class Candidate:
     bm25: float = 0.0
 
 
+def candidates_for(ids: Sequence[int], rows: dict, dense: Sequence[tuple[int, float]],
+                   lexical: Sequence[tuple[int, float]]) -> list[Candidate]:
+    """The ranker's view of fused ids (best first) whose stored rows are at hand: the
+    same in fitting (scripts/fit_ranker.py) and in search (search.rerank_learned)."""
+    drank = {cid: i for i, (cid, _) in enumerate(dense)}
+    lrank = {cid: i for i, (cid, _) in enumerate(lexical)}
+    dcos, lsc = dict(dense), dict(lexical)
+    return [Candidate(cid, rows[cid][2], rows[cid][3], i, drank.get(cid), lrank.get(cid),
+                      dcos.get(cid), lsc.get(cid, 0.0)) for i, cid in enumerate(ids) if cid in rows]
+
+
 def _cover(stems: set[str], idf: dict[str, float], tokens: Sequence[str]) -> float:
     total = sum(idf.values()) or 1.0
     have = set(tokens) & stems

@@ -142,7 +142,7 @@ def fuse(dense: list, lexical: list, *, pinned: list[int] | None = None,
     if pinned is None:
         pinned = lexical_winners(lexical) if lexical and isinstance(lexical[0], tuple) else []
     if method == "score":
-        order = fuse_scores([x for x in dense], [x for x in lexical], alpha=alpha)
+        order = fuse_scores(dense, lexical, alpha=alpha)
     else:
         dense_ids = [x[0] if isinstance(x, tuple) else x for x in dense]
         lexical_ids = [x[0] if isinstance(x, tuple) else x for x in lexical]
@@ -166,20 +166,14 @@ def rerank_learned(ranker, query: str, query_vec, dense: list[tuple[int, float]]
     """The first `depth` fused ids reordered by the learned ranker's logit
     (indexer/learned_rank.py); pinned lexical winners stay first. Returns the order and the
     logits by id."""
-    from indexer.learned_rank import Candidate, features
+    from indexer.learned_rank import candidates_for, features
 
     ids = [cid for cid, _ in fused]
     keep = [c for c in (keep_first or []) if c in rows]
     head_ids = [c for c in ids[:depth] if c in rows]
     if not head_ids:
         return ids, {}
-    drank = {cid: i for i, (cid, _) in enumerate(dense)}
-    dcos = dict(dense)
-    lrank = {cid: i for i, (cid, _) in enumerate(lexical)}
-    lsc = dict(lexical)
-    pos = {c: i for i, c in enumerate(ids)}
-    cands = [Candidate(c, rows[c][2], rows[c][3], pos[c], drank.get(c), lrank.get(c), dcos.get(c),
-                       lsc.get(c, 0.0)) for c in head_ids]
+    cands = candidates_for(ids[:depth], rows, dense, lexical)
     feats = features(query, cands, idf=vectors.lexical.term_idf(query), embed=embed, qvec=query_vec,
                      vector_of=vectors.vectors_of)
     logits = {c.chunk_id: float(z) for c, z in zip(cands, ranker.logits(feats))}

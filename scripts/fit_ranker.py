@@ -35,21 +35,16 @@ TRAIN_CORPORA = ("kernel", "git")
 def candidate_features(local, query: str, depth: int):  # noqa: ANN001, ANN201
     """(candidates, features) of the first stage's top `depth` for `query`."""
     from indexer import search
-    from indexer.learned_rank import Candidate, features
+    from indexer.learned_rank import candidates_for, features
 
     qvec = local.idx.embedder.encode([query])[0]
     dense, lexical = search.scored_rankings(local.vectors, qvec, query, search.DEPTH)
     fused = [cid for cid, _ in search.fuse(dense, lexical)][:depth]
     rows = local.idx.store.fetch_chunks(fused)
-    drank = {cid: i for i, (cid, _) in enumerate(dense)}
-    dcos = dict(dense)
-    lrank = {cid: i for i, (cid, _) in enumerate(lexical)}
-    lsc = dict(lexical)
-    cands = [Candidate(cid, rows[cid][2], rows[cid][3], i, drank.get(cid), lrank.get(cid),
-                       dcos.get(cid), lsc.get(cid, 0.0)) for i, cid in enumerate(fused) if cid in rows]
+    cands = candidates_for(fused, rows, dense, lexical)
     feats = features(query, cands, idf=local.vectors.lexical.term_idf(query),
                      embed=lambda t: local.idx.embedder.encode(t), qvec=qvec,
-                     vector_of=lambda ids: np.asarray(local.vectors._index.get_items(ids), dtype=np.float32))
+                     vector_of=local.vectors.vectors_of)
     return cands, feats, rows
 
 
