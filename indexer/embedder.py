@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from indexer.errors import EmbeddingModelError
+from indexer.model_env import quiet_transformers, usable_cpus
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,13 +56,6 @@ def default_cache_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("localrag", appauthor=False))
-
-
-def _usable_cpus() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
 
 
 class Embedder:
@@ -231,7 +225,7 @@ class Embedder:
             try:
                 from sentence_transformers import SentenceTransformer
 
-                _quiet_transformers()
+                quiet_transformers()
 
                 model = SentenceTransformer(folder, device=self._device, local_files_only=True)
                 model.max_seq_length = self.window   # the same window as the chunker's
@@ -276,7 +270,7 @@ class Embedder:
             import onnxruntime as ort
 
             options = ort.SessionOptions()
-            options.intra_op_num_threads = _usable_cpus()
+            options.intra_op_num_threads = usable_cpus()
             options.inter_op_num_threads = 1
             # no busy-waiting threads: on a shared machine spinning costs more than it saves
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -347,14 +341,3 @@ class Embedder:
             i = j
         return out
 
-
-def _quiet_transformers() -> None:
-    """No progress bars or load chatter: they would write into the terminal app."""
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    try:
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()
-        hf_logging.set_verbosity_error()
-    except Exception:  # older/newer transformers without these helpers: only cosmetic
-        pass
