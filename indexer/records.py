@@ -115,6 +115,8 @@ class IndexReport:
     errors: int = 0
     chunks_added: int = 0
     chunks_removed: int = 0
+    chunks_embedded: int = 0   # of chunks_added: distinct texts the model encoded
+    chunks_reused: int = 0     # of chunks_added: vectors reused (same text embedded before)
     elapsed_s: float = 0.0
     cancelled: bool = False
     problems: list[FileProblem] = field(default_factory=list)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from indexer import reading, walk
-from indexer.chunker import Chunk, Sizer, chunk_document, embedding_text, sizer_for
+from indexer.chunker import Chunk, Sizer, chunk_document, embedding_text, sizer_for, text_key
 from indexer.embedder import Embedder
 from indexer.options import IndexOptions
 from indexer.parsers import parse_bytes
@@ -57,6 +57,7 @@ class UpdateRun:
         self.files_total = self.files_done = self.chunks_done = self.bytes_done = 0
         self.changed_vectors = False
         self.sizer: Sizer | None | bool = False   # not made yet
+        self.key_prefix: str | None = None
 
     def _progress(self, phase: str, current: str | None = None) -> None:
         if self.progress_fn is not None:
@@ -265,9 +266,10 @@ class UpdateRun:
         if not pending:
             return
         texts = [embedding_text(c.title, c.text) for _, _, chunks, _ in pending.files for c in chunks]
+        keys = [text_key(self._key_prefix(), t) for t in texts]
         if texts:
             self._progress("embedding")
-            vecs = self.embedder.encode(texts, batch_size=self.options.batch_size)
+            vecs = self._embed_new(texts, keys)
         else:
             vecs = np.zeros((0, 1), dtype=np.float32)
         out: dict[str, list[int]] = {"added": [], "deleted": [], "copied": []}
@@ -281,7 +283,8 @@ class UpdateRun:
                                              reason=None, chunks=len(chunks))
                 rows = [(c.ord, c.title, c.text, c.start_line, c.end_line, c.page, c.char_start,
                          c.char_end) for c in chunks]
-                out["added"] += self.store.insert_chunks(conn, fid, rows, vecs[pos:pos + len(chunks)])
+                out["added"] += self.store.insert_chunks(conn, fid, rows, vecs[pos:pos + len(chunks)],
+                                                         keys[pos:pos + len(chunks)])
                 pos += len(chunks)
             for op in pending.ops:
                 op(conn, out)
@@ -295,6 +298,29 @@ class UpdateRun:
         self.report.chunks_added += len(out["added"]) + len(out["copied"])
         self.report.chunks_removed += len(out["deleted"])
         self._progress("indexing")
+
+    def _key_prefix(self) -> str:
+        if self.key_prefix is None:
+            emb = self.embedder   # a wrapping test double may lack engine/window
+            self.key_prefix = (f"{emb.name}|{getattr(emb, 'engine', '')}|"
+                               f"{getattr(emb, 'window', '')}")
+        return self.key_prefix
+
+    def _embed_new(self, texts: list[str], keys: list[bytes]) -> np.ndarray:
+        """Vectors for `texts`: each distinct text is embedded once, and a text embedded
+        before (a stored chunk with the same key: an unchanged section of an edited file,
+        boilerplate repeated across files) reuses its stored vector."""
+        known = self.store.vectors_by_key(keys)
+        todo: dict[bytes, str] = {}
+        for key, text in zip(keys, texts):
+            if key not in known and key not in todo:
+                todo[key] = text
+        if todo:
+            fresh = self.embedder.encode(list(todo.values()), batch_size=self.options.batch_size)
+            known.update(zip(todo, fresh))
+        self.report.chunks_embedded += len(todo)
+        self.report.chunks_reused += len(texts) - len(todo)
+        return np.vstack([known[k] for k in keys]).astype(np.float32, copy=False)
 
     def _mirror(self, added: list[int], vecs: np.ndarray | None, deleted: list[int]) -> None:
         if not added and not deleted:
