@@ -19,6 +19,7 @@ import numpy as np
 from indexer import reading, walk
 from indexer.chunker import Chunk, Sizer, chunk_document, embedding_text, sizer_for, text_key
 from indexer.embedder import Embedder
+from indexer.eta import PieceEta
 from indexer.options import IndexOptions
 from indexer.parsers import parse_bytes
 from indexer.reasons import printable
@@ -36,6 +37,7 @@ class _Pending:
     files: list[tuple[reading.FileSnapshot, str, list[Chunk], FileRow | None]] = field(default_factory=list)
     ops: list[Callable] = field(default_factory=list)     # small row changes: (conn, out) -> None
     chunk_count: int = 0
+    pieces: int = 0      # word pieces of the files' chunks
 
     def __bool__(self) -> bool:
         return bool(self.files or self.ops)
@@ -58,13 +60,19 @@ class UpdateRun:
         self.changed_vectors = False
         self.sizer: Sizer | None | bool = False   # not made yet
         self.key_prefix: str | None = None
+        self.eta: PieceEta | None = None
 
-    def _progress(self, phase: str, current: str | None = None) -> None:
+    def _progress(self, phase: str, current: str | None = None, embedding: str | None = None) -> None:
         if self.progress_fn is not None:
+            eta = self.eta.figures() if self.eta is not None else None
             self.progress_fn(IndexProgress(
                 phase=phase, files_done=self.files_done, files_total=self.files_total,
                 chunks_done=self.chunks_done, bytes_done=self.bytes_done,
-                elapsed_s=time.monotonic() - self.t0, current_path=current))
+                elapsed_s=time.monotonic() - self.t0, current_path=current,
+                pieces_done=eta.pieces_done if eta else 0,
+                pieces_total=eta.pieces_total if eta else 0,
+                pieces_per_s=eta.pieces_per_s if eta else 0.0,
+                pieces_eta_s=eta.eta_s if eta else None, embedding_now=embedding))
 
     def _problem(self, path: str, state: str, reason: str, kind: str = "other") -> None:
         self.report.problems.append(FileProblem(path, state, reason, kind))  # type: ignore[arg-type]
@@ -103,6 +111,7 @@ class UpdateRun:
                 self._problem(skip.path, skip.state, skip.reason, skip.kind)
         gone = {p: r for p, r in existing.items() if p not in scan.candidates and p not in scan.skips}
         self.files_total = len(to_read)
+        self.eta = PieceEta(bytes_total=sum(c.size for c in to_read), clock=time.monotonic)
 
         if dry_run:
             report.would_index = sorted(c.path for c in to_read)
@@ -112,6 +121,7 @@ class UpdateRun:
             return report
 
         self._progress("scanning")   # listing done: files_total is known
+        self.eta.started()           # reading + embedding from here: the time the ETA plans
         pending = _Pending()
         for skip in changed_skips:
             pending.ops.append(self._skip_op(skip.path, skip.root, skip.state, skip.reason, skip.kind,
@@ -163,6 +173,8 @@ class UpdateRun:
             self._skip_result(cand, skip, row, pending, 0, 0)
             return
         self.bytes_done += snap.size
+        if self.eta is not None:
+            self.eta.read(snap.size, 0)
         name = os.path.basename(cand.path)
         if row is not None and row.state == "indexed" and row.sha256 == snap.sha256:
             report.unchanged += 1   # touched, same content: only the stat changed
@@ -198,8 +210,19 @@ class UpdateRun:
                               row, pending, snap.mtime_ns, snap.size)
             return
         self._count_added(row)
+        pieces = self._pieces([embedding_text(c.title, c.text) for c in chunks])
         pending.files.append((snap, cand.root, chunks, row))
         pending.chunk_count += len(chunks)
+        pending.pieces += pieces
+        if self.eta is not None:
+            self.eta.read(0, pieces)
+
+    def _pieces(self, texts: list[str]) -> int:
+        """Word pieces the model reads for these texts ([CLS] and [SEP] included)."""
+        count = getattr(self.embedder, "count_tokens", None)
+        if count is None:                  # an embedder without a tokenizer: words
+            return sum(len(t.split()) + 2 for t in texts)
+        return sum(count(texts)) + 2 * len(texts)
 
     def _sizer(self) -> Sizer | None:
         """Chunks are sized in the embedder's word pieces (indexer/chunker.py)."""
@@ -268,7 +291,9 @@ class UpdateRun:
         texts = [embedding_text(c.title, c.text) for _, _, chunks, _ in pending.files for c in chunks]
         keys = [text_key(self._key_prefix(), t) for t in texts]
         if texts:
-            self._progress("embedding")
+            paths = [snap.path for snap, _, _, _ in pending.files]
+            more = f" and {len(paths) - 1} more files" if len(paths) > 1 else ""
+            self._progress("embedding", embedding=f"{len(texts)} chunks of {paths[0]}{more}")
             vecs = self._embed_new(texts, keys)
         else:
             vecs = np.zeros((0, 1), dtype=np.float32)
@@ -294,6 +319,8 @@ class UpdateRun:
             added_ids += ids_part.tolist()
             parts.append(vecs_part)
         self._mirror(added_ids, np.vstack(parts) if parts else None, out["deleted"])
+        if self.eta is not None and pending.pieces:
+            self.eta.embedded(pending.pieces)
         self.chunks_done += len(out["added"]) + len(out["copied"])
         self.report.chunks_added += len(out["added"]) + len(out["copied"])
         self.report.chunks_removed += len(out["deleted"])

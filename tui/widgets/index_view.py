@@ -10,6 +10,7 @@ from textual.widgets import DataTable, ProgressBar, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from indexer.records import FileProblem, IndexProgress, IndexReport, IndexStatus, ProblemGroup, WatchEvent
+from localrag.index_progress import index_progress_line
 from localrag.model_files import duration
 
 PAGE = 200
@@ -20,14 +21,8 @@ _duration = duration
 
 
 def progress_summary(p: IndexProgress) -> str:
-    """One line: phase, files, chunks, rate, time left."""
-    total = f"/{p.files_total}" if p.files_total else ""
-    parts = [f"{p.phase} {p.files_done}{total} files", f"{p.chunks_done} chunks"]
-    if p.elapsed_s > 0:
-        parts.append(f"{p.files_per_s:.1f} files/s")
-    if p.phase != "done" and p.files_total:
-        parts.append(f"{_duration(p.eta_s)} left")
-    return " · ".join(parts)
+    """One line: phase, files, word pieces, rate, time left, what is embedded now."""
+    return index_progress_line(p)
 
 
 def report_summary(report: IndexReport) -> str:
