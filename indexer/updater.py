@@ -61,8 +61,12 @@ class UpdateRun:
         self.sizer: Sizer | None | bool = False   # not made yet
         self.key_prefix: str | None = None
         self.eta: PieceEta | None = None
+        self._pool = None          # the embedding thread (concurrent.futures), while a run needs it
+        self._inflight: tuple | None = None   # (pending, keys, future) being embedded
+        self._recent: dict[bytes, np.ndarray] = {}   # the last embedded batch's vectors by key
+        self.embedding_now: str | None = None
 
-    def _progress(self, phase: str, current: str | None = None, embedding: str | None = None) -> None:
+    def _progress(self, phase: str, current: str | None = None) -> None:
         if self.progress_fn is not None:
             eta = self.eta.figures() if self.eta is not None else None
             self.progress_fn(IndexProgress(
@@ -72,7 +76,7 @@ class UpdateRun:
                 pieces_done=eta.pieces_done if eta else 0,
                 pieces_total=eta.pieces_total if eta else 0,
                 pieces_per_s=eta.pieces_per_s if eta else 0.0,
-                pieces_eta_s=eta.eta_s if eta else None, embedding_now=embedding))
+                pieces_eta_s=eta.eta_s if eta else None, embedding_now=self.embedding_now))
 
     def _problem(self, path: str, state: str, reason: str, kind: str = "other") -> None:
         self.report.problems.append(FileProblem(path, state, reason, kind))  # type: ignore[arg-type]
@@ -128,19 +132,24 @@ class UpdateRun:
                                              skip.mtime_ns, skip.size, existing.get(skip.path)))
         movable = {r.sha256: r for r in gone.values() if r.state == "indexed" and r.sha256}
 
-        for cand in to_read:
-            if self.cancel is not None and self.cancel.is_set():
-                report.cancelled = True
-                break
-            self._read_one(cand, existing.get(cand.path), movable, gone, pending)
-            self.files_done += 1
-            self._progress("indexing", cand.path)
-            # commit groups of a few encode batches: long enough for sentence-transformers'
-            # length sorting to keep padding low, short enough to lose little on a crash
-            if pending.chunk_count >= 4 * self.options.batch_size:
-                self._flush(pending)
-                pending = _Pending()
-        self._flush(pending)
+        try:
+            for cand in to_read:
+                if self.cancel is not None and self.cancel.is_set():
+                    report.cancelled = True
+                    break
+                self._read_one(cand, existing.get(cand.path), movable, gone, pending)
+                self.files_done += 1
+                self._progress("indexing", cand.path)
+                # commit groups of a few encode batches: long enough for sentence-transformers'
+                # length sorting to keep padding low, short enough to lose little on a crash
+                if pending.chunk_count >= 4 * self.options.batch_size:
+                    self._flush(pending)
+                    pending = _Pending()
+            self._flush(pending)
+            self._commit_inflight()
+        except BaseException:
+            self._abandon_inflight()
+            raise
 
         if gone:
             deleted: list[int] = []
@@ -286,17 +295,54 @@ class UpdateRun:
 
     # --- batches --------------------------------------------------------------------
     def _flush(self, pending: _Pending) -> None:
+        """Start embedding `pending` in the embedding thread, then commit the batch
+        embedded before it: the next files are read and parsed, and this batch is
+        committed (SQLite, BM25, HNSW), while the model works, so it never waits for them.
+        At most one batch is in flight: a crash loses it and the one being read."""
         if not pending:
             return
         texts = [embedding_text(c.title, c.text) for _, _, chunks, _ in pending.files for c in chunks]
         keys = [text_key(self._key_prefix(), t) for t in texts]
+        job = None
+        if texts:
+            if self._pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="embed-batch")
+            job = self._pool.submit(self._embed_new, texts, keys)
+        previous, self._inflight = self._inflight, (pending, keys, job)
+        if previous is not None:
+            self._commit(*previous)
         if texts:
             paths = [snap.path for snap, _, _, _ in pending.files]
             more = f" and {len(paths) - 1} more files" if len(paths) > 1 else ""
-            self._progress("embedding", embedding=f"{len(texts)} chunks of {paths[0]}{more}")
-            vecs = self._embed_new(texts, keys)
-        else:
-            vecs = np.zeros((0, 1), dtype=np.float32)
+            self.embedding_now = f"{len(texts)} chunks of {paths[0]}{more}"
+            self._progress("embedding")
+
+    def _commit_inflight(self) -> None:
+        """Wait for the batch in flight and commit it (and stop the embedding thread)."""
+        previous, self._inflight = self._inflight, None
+        try:
+            if previous is not None:
+                self._commit(*previous)
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
+                self._pool = None
+
+    def _abandon_inflight(self) -> None:
+        """The run failed: let the batch in flight finish unseen, stop the thread."""
+        previous, self._inflight = self._inflight, None
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        if previous is not None and previous[2] is not None:
+            previous[2].exception()      # retrieved, so it is not reported as unhandled
+
+    def _commit(self, pending: _Pending, keys: list[bytes], job) -> None:  # noqa: ANN001 - a Future
+        vecs = job.result() if job is not None else np.zeros((0, 1), dtype=np.float32)
+        if self._inflight is None or self._inflight[0] is pending:
+            self.embedding_now = None
         out: dict[str, list[int]] = {"added": [], "deleted": [], "copied": []}
         with self.store.transaction(bump=True) as conn:
             pos = 0
@@ -338,6 +384,9 @@ class UpdateRun:
         before (a stored chunk with the same key: an unchanged section of an edited file,
         boilerplate repeated across files) reuses its stored vector."""
         known = self.store.vectors_by_key(keys)
+        for key in keys:      # the batch before may not be committed yet
+            if key not in known and key in self._recent:
+                known[key] = self._recent[key]
         todo: dict[bytes, str] = {}
         for key, text in zip(keys, texts):
             if key not in known and key not in todo:
@@ -347,6 +396,7 @@ class UpdateRun:
             known.update(zip(todo, fresh))
         self.report.chunks_embedded += len(todo)
         self.report.chunks_reused += len(texts) - len(todo)
+        self._recent = known
         return np.vstack([known[k] for k in keys]).astype(np.float32, copy=False)
 
     def _mirror(self, added: list[int], vecs: np.ndarray | None, deleted: list[int]) -> None:
