@@ -55,6 +55,9 @@ def main() -> None:
     ap.add_argument("--pieces", type=int, default=400_000, help="about this many word pieces")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--main-ref", default="main")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME:VAR=VALUE",
+                    help="also this tree with an environment variable set, e.g. "
+                    "streams1:LOCALRAG_EMBED_STREAMS=1")
     args = ap.parse_args()
 
     from bench.retrieval_data import corpus
@@ -79,12 +82,16 @@ def main() -> None:
         subprocess.run(["tar", "-x", "-C", str(main_tree)], input=archive, check=True)
         print(f"{args.corpus}: {sum(1 for _ in folder.rglob('*') if _.is_file())} files, "
               f"~{total} word pieces of raw text", flush=True)
-        trees = {"main": main_tree, "this": REPO}
+        trees = {"main": (main_tree, {}), "this": (REPO, {})}
+        for v in args.variant:
+            name, _, assignment = v.partition(":")
+            key, _, value = assignment.partition("=")
+            trees[name] = (REPO, {key: value})
         runs: dict[str, list[dict]] = {n: [] for n in trees}
         for r in range(args.rounds):
-            for name, tree in trees.items():
+            for name, (tree, extra) in trees.items():
                 index_dir = work / f"index_{name}_{r}"
-                env = dict(os.environ, PYTHONPATH=str(tree), HF_HUB_OFFLINE="1")
+                env = dict(os.environ, PYTHONPATH=str(tree), HF_HUB_OFFLINE="1", **extra)
                 out = subprocess.run([sys.executable, "-c", DRIVER, str(folder), str(index_dir)],
                                      env=env, capture_output=True, text=True, cwd=tree)
                 if out.returncode != 0:
@@ -98,11 +105,14 @@ def main() -> None:
                       flush=True)
                 shutil.rmtree(index_dir, ignore_errors=True)
         best = {n: min(x["s"] for x in runs[n]) for n in runs}
-        ratios = [t["s"] / m["s"] for m, t in zip(runs["main"], runs["this"])]
-        print(f"this / main time: best {best['this'] / best['main']:.2f}, per round "
-              + ", ".join(f"{x:.2f}" for x in ratios)
-              + f"; word pieces/s: main {runs['main'][0]['pieces'] / best['main']:.0f}, "
-              f"this {runs['this'][0]['pieces'] / best['this']:.0f}")
+        for name in runs:
+            if name == "main":
+                continue
+            ratios = [t["s"] / m["s"] for m, t in zip(runs["main"], runs[name])]
+            print(f"{name} / main time: best {best[name] / best['main']:.2f}, per round "
+                  + ", ".join(f"{x:.2f}" for x in ratios)
+                  + f"; word pieces/s (best): main {runs['main'][0]['pieces'] / best['main']:.0f}, "
+                  f"{name} {runs[name][0]['pieces'] / best[name]:.0f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
