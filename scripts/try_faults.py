@@ -79,21 +79,31 @@ FAULTS = [
 ]
 
 
+def pytest(tests: tuple[str, ...], tree: Path) -> tuple[bool, str]:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "PYTHONPATH": str(tree)}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                           *tests], cwd=tree, env=env, capture_output=True, text=True)
+    return done.returncode == 0, (done.stdout.strip().splitlines() or [""])[-1]
+
+
 def run(fault: Fault, tree: Path) -> tuple[bool, str]:
+    """(caught, what pytest said). A fault counts as caught only when the same tests
+    pass on the unchanged tree first (so a test broken for another reason, such as a
+    missing model, cannot pass for one that catches the fault)."""
     target = tree / fault.path
     text = target.read_text()
     if text.count(fault.old) != 1:
         return False, f"the text to change occurs {text.count(fault.old)} times in {fault.path}"
+    passed, last = pytest(fault.tests, tree)
+    if not passed:
+        return False, f"fails without the fault too: {last}"
     target.write_text(text.replace(fault.old, fault.new))
     try:
-        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-               "PYTHONPATH": str(tree)}
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                               *fault.tests], cwd=tree, env=env, capture_output=True, text=True)
+        passed, last = pytest(fault.tests, tree)
     finally:
         target.write_text(text)
-    last = (done.stdout.strip().splitlines() or [""])[-1]
-    return done.returncode != 0, last
+    return not passed, last
 
 
 def main(argv: list[str]) -> int:
