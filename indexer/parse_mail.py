@@ -12,7 +12,7 @@ import email
 import email.policy
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO
 
 from indexer.documents import DocBuilder, ParsedDoc, short
@@ -22,6 +22,8 @@ ATTACHMENT_EXT = {".pdf", ".docx", ".pptx", ".xlsx", ".odt", ".ods", ".odp", ".e
                   ".txt", ".md", ".rst", ".html", ".htm", ".csv", ".eml", ".ipynb"}
 MAX_DEPTH = 2            # a message attached to a message attached to a message: enough
 _FROM_ESCAPED = re.compile(rb"^>+From ")
+# parsers.parse_bytes, handed in by the dispatcher (no import circle): reads attachments
+Parse = Callable[..., ParsedDoc]
 
 
 def message_heading(msg) -> str:  # noqa: ANN001 - email.message.Message
@@ -41,10 +43,8 @@ def _encrypted(msg) -> bool:  # noqa: ANN001
 
 
 def add_message(out: DocBuilder, msg, *, unit: int, line: int | None, ocr: bool,  # noqa: ANN001
-                depth: int) -> None:
+                depth: int, parse: Parse | None) -> None:
     """The message's headers, body and readable attachments as blocks of one unit."""
-    from indexer.parsers import parse_bytes   # the dispatcher reads the attachments
-
     head = (message_heading(msg),)
     fields = []
     for name in ("Subject", "From", "To", "Cc", "Date"):
@@ -80,11 +80,11 @@ def add_message(out: DocBuilder, msg, *, unit: int, line: int | None, ocr: bool,
     for part in attachments:
         name = part.get_filename() or ""
         ext = os.path.splitext(name.lower())[1]
-        if ext not in ATTACHMENT_EXT or depth >= MAX_DEPTH:
+        if ext not in ATTACHMENT_EXT or depth >= MAX_DEPTH or parse is None:
             continue
         try:
             data = part.get_payload(decode=True) or b""
-            sub = parse_bytes(data, ext=ext, name=name, ocr=ocr, depth=depth + 1)
+            sub = parse(data, ext=ext, name=name, ocr=ocr, depth=depth + 1)
         except Exception:   # an attachment that cannot be read loses nothing else
             continue
         for block in sub.blocks:
@@ -99,7 +99,8 @@ def _not_mail(what: str) -> FileSkip:
                     "give it its own extension", "damaged")
 
 
-def parse_eml(data: bytes, *, ocr: bool = False, depth: int = 0) -> ParsedDoc:
+def parse_eml(data: bytes, *, ocr: bool = False, depth: int = 0,
+              parse: Parse | None = None) -> ParsedDoc:
     if b"\x00" in data[:4096]:
         raise FileSkip("skipped", "binary content (NUL bytes) in a .eml file; not an e-mail "
                        "message, nothing readable to index", "binary")
@@ -110,7 +111,7 @@ def parse_eml(data: bytes, *, ocr: bool = False, depth: int = 0) -> ParsedDoc:
         raise FileSkip("error", "the message is encrypted (PGP or S/MIME); decrypt it in your "
                        "mail program and save a decrypted copy to index it", "encrypted")
     out = DocBuilder()
-    add_message(out, msg, unit=1, line=1, ocr=ocr, depth=depth)
+    add_message(out, msg, unit=1, line=1, ocr=ocr, depth=depth, parse=parse)
     return out.doc()
 
 
@@ -137,12 +138,12 @@ def mbox_messages(fh: IO[bytes]) -> Iterator[tuple[int, bytes]]:
         yield start, b"".join(buf)
 
 
-def _parse_mbox(fh: IO[bytes], *, ocr: bool, depth: int) -> ParsedDoc:
+def _parse_mbox(fh: IO[bytes], *, ocr: bool, depth: int, parse: Parse | None) -> ParsedDoc:
     out = DocBuilder()
     for unit, (line, raw) in enumerate(mbox_messages(fh), start=1):
         try:
             msg = email.message_from_bytes(raw, policy=email.policy.default)
-            add_message(out, msg, unit=unit, line=line, ocr=ocr, depth=depth)
+            add_message(out, msg, unit=unit, line=line, ocr=ocr, depth=depth, parse=parse)
         except FileSkip:
             raise
         except Exception:   # one broken message loses nothing else
@@ -150,18 +151,19 @@ def _parse_mbox(fh: IO[bytes], *, ocr: bool, depth: int) -> ParsedDoc:
     return out.doc()
 
 
-def parse_mbox_bytes(data: bytes, *, ocr: bool = False, depth: int = 0) -> ParsedDoc:
+def parse_mbox_bytes(data: bytes, *, ocr: bool = False, depth: int = 0,
+                     parse: Parse | None = None) -> ParsedDoc:
     import io
 
-    return _parse_mbox(io.BytesIO(data), ocr=ocr, depth=depth)
+    return _parse_mbox(io.BytesIO(data), ocr=ocr, depth=depth, parse=parse)
 
 
-def parse_mbox_file(path: str, *, ocr: bool = False) -> ParsedDoc:
+def parse_mbox_file(path: str, *, ocr: bool = False, parse: Parse | None = None) -> ParsedDoc:
     """An mbox read from its path, message by message (a mailbox of gigabytes is never
     held in memory: only the current message and the text extracted so far)."""
     try:
         with open(path, "rb") as fh:
-            return _parse_mbox(fh, ocr=ocr, depth=0)
+            return _parse_mbox(fh, ocr=ocr, depth=0, parse=parse)
     except FileSkip:
         raise
     except OSError as exc:

@@ -74,8 +74,8 @@ def parse_bytes(data: bytes, *, ext: str, name: str = "", ocr: bool = False,
         from indexer.parse_mail import parse_eml, parse_mbox_bytes
 
         if ext == ".mbox":
-            return parse_mbox_bytes(data, ocr=ocr, depth=depth)
-        return parse_eml(data, ocr=ocr, depth=depth)
+            return parse_mbox_bytes(data, ocr=ocr, depth=depth, parse=parse_bytes)
+        return parse_eml(data, ocr=ocr, depth=depth, parse=parse_bytes)
     if ext == ".rtf":
         from indexer.parse_rtf import parse_rtf
 
@@ -110,4 +110,4 @@ def parse_path(path: str, *, ext: str, ocr: bool = False) -> ParsedDoc:
     """A file of a STREAMED_EXT format, read from its path piece by piece."""
     from indexer.parse_mail import parse_mbox_file
 
-    return parse_mbox_file(path, ocr=ocr)
+    return parse_mbox_file(path, ocr=ocr, parse=parse_bytes)

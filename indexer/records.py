@@ -120,6 +120,7 @@ class IndexReport:
     problems: list[FileProblem] = field(default_factory=list)
     dry_run: bool = False
     would_index: list[str] = field(default_factory=list)   # only for dry runs
+    parsers: dict[str, str] = field(default_factory=dict)  # dry runs: path -> its parser
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
