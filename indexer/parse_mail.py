@@ -96,14 +96,15 @@ def add_message(out: DocBuilder, msg, *, unit: int, line: int | None, ocr: bool,
 def _not_mail(what: str) -> FileSkip:
     return FileSkip("error", f"cannot read {what}: not an e-mail message (no mail headers such "
                     "as From:, Subject: or Date: at its start); if it is another kind of file, "
-                    "give it its own extension", "damaged")
+                    "rename it with that kind's extension", "damaged")
 
 
 def parse_eml(data: bytes, *, ocr: bool = False, depth: int = 0,
               parse: Parse | None = None) -> ParsedDoc:
     if b"\x00" in data[:4096]:
-        raise FileSkip("skipped", "binary content (NUL bytes) in a .eml file; not an e-mail "
-                       "message, nothing readable to index", "binary")
+        raise FileSkip("skipped", "binary content (NUL bytes) in a .eml file: not an e-mail "
+                       "message; if it is another kind of file, rename it with that kind's "
+                       "extension", "binary")
     msg = email.message_from_bytes(data, policy=email.policy.default)
     if not any(k.lower() in ("from", "subject", "date", "to", "message-id") for k in msg.keys()):
         raise _not_mail("EML")

@@ -9,7 +9,7 @@ from indexer.reading import FileSkip
 def parse_rtf(data: bytes) -> ParsedDoc:
     if not data.lstrip()[:5] == b"{\\rtf":
         raise FileSkip("error", "cannot read RTF: not an RTF document (it must start with "
-                       "\"{\\rtf\"); if it is another kind of file, give it its own extension",
+                       "\"{\\rtf\"); if it is another kind of file, rename it with that kind's extension",
                        "damaged")
     try:
         from striprtf.striprtf import rtf_to_text
