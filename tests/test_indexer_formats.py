@@ -360,3 +360,28 @@ def test_every_new_format_names_its_parser():
     assert [parser_name(e) for e in (".eml", ".mbox", ".odt", ".ods", ".odp", ".epub", ".pptx",
                                      ".xlsx", ".rtf", ".ipynb", ".pdf", ".html")] == [
         "email", "mbox", "odt", "ods", "odp", "epub", "pptx", "xlsx", "rtf", "notebook", "pdf", "html"]
+
+
+def test_a_slide_is_shown_alone_and_the_dry_run_names_parsers(tmp_path, make_index, capsys):
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "deck.pptx").write_bytes(make_pptx([("Otters", "Otters hold hands while they sleep.", ""),
+                                                ("Beavers", "Beavers build dams from branches.", "")]))
+    (root / "inbox.eml").write_bytes(message("Trip", "dee@example.org", "The train leaves at 7.").as_bytes())
+    from indexer.options import IndexOptions
+
+    idx = make_index(IndexOptions(chunk_words=60, batch_size=16))
+    idx.add_root(root)
+    dry = idx.update(dry_run=True)
+    assert dry.parsers == {str(root / "deck.pptx"): "pptx", str(root / "inbox.eml"): "email"}
+    idx.update()
+    hit = next(h for h in idx.search("Which animal builds dams?", k=5) if h.path.endswith("deck.pptx"))
+    assert hit.title == "deck.pptx > Slide 2: Beavers"
+    text, start, end = idx.surrounding(hit)
+    assert "Beavers build dams" in text[start:end] and "Otters" not in text
+
+    from localrag.cli import main
+
+    assert main(["--data-dir", str(tmp_path / "home"), "index", "--dry-run", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert f"index  {root / 'deck.pptx'}  (pptx)" in out and f"index  {root / 'inbox.eml'}  (email)" in out
