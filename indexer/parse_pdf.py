@@ -90,7 +90,7 @@ def _decrypt_without_password(reader) -> None:  # noqa: ANN001 - pypdf.PdfReader
 class _Ocr:
     """OCR of a PDF's pages: pypdfium2 renders a page (Apache-2.0 / BSD), rapidocr reads
     it with its bundled ONNX models (Apache-2.0); both from the optional `[ocr]` extra.
-    Off by default: about 4 s a page on two cores (README)."""
+    Off by default: 13-17 s for a full page on two cores (README)."""
 
     DPI = 200
 
