@@ -48,8 +48,10 @@ class Sizer:
         return min(self.target, self.limit) if self.target > 0 else self.limit
 
 
-CHUNKER_VERSION = 3   # 1: words; 2: word pieces fitted to the window, cleaned markup;
-#                       3: links wrapped across lines no longer shift later lines
+CHUNKER_VERSION = 4   # 1: words; 2: word pieces fitted to the window, cleaned markup;
+#                       3: links wrapped across lines no longer shift later lines;
+#                       4: units (slides, messages, cells) never shared, HTML's main
+#                          content cited by file line, headings cleaned of markup
 
 
 def sizer_for(embedder, chunk_tokens: int = 0) -> Sizer | None:  # noqa: ANN001 - an Embedder

@@ -85,7 +85,7 @@ class UpdateRun:
             row = existing.get(path)
             if (row and row.state != "error" and row.mtime_ns == cand.mtime_ns
                     and row.size == cand.size and row.root == cand.root
-                    and not self._ocr_now(row)):
+                    and not self._ocr_now(row) and not self._walker_changed_its_mind(row)):
                 report.unchanged += 1
             else:
                 to_read.append(cand)
@@ -149,6 +149,14 @@ class UpdateRun:
         report.elapsed_s = time.monotonic() - self.t0
         self._progress("done")
         return report
+
+    # what the walker alone decides: a file it now lists (a new extension in the settings, a
+    # format localrag learned to read, a raised size limit) is read, though unchanged
+    _WALKER_KINDS = frozenset({"unsupported_type", "too_large", "hidden", "gitignore",
+                               "ignored_folder", "symlink", "special_file", "empty", "bad_name"})
+
+    def _walker_changed_its_mind(self, row: FileRow) -> bool:
+        return row.state == "skipped" and row.reason_kind in self._WALKER_KINDS
 
     def _ocr_now(self, row: FileRow) -> bool:
         """A scanned PDF skipped while OCR was off is read again once it is on."""

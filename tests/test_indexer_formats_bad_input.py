@@ -158,3 +158,26 @@ def test_an_index_run_with_bad_files_of_every_new_format(tmp_path, make_index):
     assert report.added == 3
     hits = idx.search("Which report says badgers dig setts?", k=3)
     assert hits and hits[0].path.endswith("big.mbox") and hits[0].start_line is not None
+
+
+def test_files_once_unsupported_and_scans_once_skipped_are_read_when_they_can_be(tmp_path, make_index):
+    """An index made before localrag read .pptx (or with OCR off): the next run reads what
+    it now can, though the files did not change."""
+    from indexer.options import IndexOptions
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "deck.pptx").write_bytes(make_pptx([("Otters", "Otters hold hands while sleeping.", "")]))
+    (root / "scan.pdf").write_bytes(make_pdf([""]))
+    old = make_index(IndexOptions(extensions=[".md", ".pdf"], chunk_words=60))
+    old.add_root(root)
+    old.update()
+    old.close()
+    new = make_index(IndexOptions(chunk_words=60, ocr=True))
+    report = new.update()
+    got = {os.path.basename(p): (s, r) for p, s, r in new.store.conn.execute(
+        "SELECT path, state, reason FROM files").fetchall()}
+    assert got["deck.pptx"][0] == "indexed" and report.updated == 1
+    assert got["scan.pdf"][0] == "skipped" and "OCR" in got["scan.pdf"][1]
+    assert not got["scan.pdf"][1].startswith("scanned: no text layer (")   # read again, with OCR
+    assert new.update().unchanged == 2                                         # and then left alone
