@@ -126,7 +126,7 @@ def parse_docx(data: bytes) -> ParsedDoc:
         parts.append(text)
         blocks.append(Block(pos, pos + len(text), "heading" if level else "text", path))
         pos += len(text)
-    return ParsedDoc("".join(parts), blocks)
+    return ParsedDoc("".join(parts), blocks, has_lines=False)   # a .docx has no lines to open at
 
 
 # --- PPTX ------------------------------------------------------------------------------

@@ -385,3 +385,10 @@ def test_a_slide_is_shown_alone_and_the_dry_run_names_parsers(tmp_path, make_ind
     assert main(["--data-dir", str(tmp_path / "home"), "index", "--dry-run", str(root)]) == 0
     out = capsys.readouterr().out
     assert f"index  {root / 'deck.pptx'}  (pptx)" in out and f"index  {root / 'inbox.eml'}  (email)" in out
+
+
+def test_docx_cites_its_heading_path_not_lines_it_does_not_have(tmp_path):
+    path = tmp_path / "w.docx"
+    make_docx(path, [("h1", "Boiler"), ("p", "Serviced every autumn by the plumber.")])
+    (chunk,) = chunks_of(path.read_bytes(), ".docx", "w")
+    assert chunk.title == "w.docx > Boiler" and chunk.start_line is None and chunk.page is None
