@@ -4,7 +4,8 @@ element, headings kept as the heading path, each block cited by its line in the 
 Which parts are the main content is trafilatura's call (Apache-2.0): its extracted text
 is matched back to the page's own elements, so what is kept still knows its heading and
 its line. Without trafilatura, or when it finds almost nothing (an index page of links),
-the whole page is read, with <nav>, <header>, <footer> and <aside> left out.
+the whole page is read, with <nav>, <header>, <footer> and <aside> left out. The
+navigation bars of texinfo, DocBook and Sphinx pages (by their class) go either way.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ _HTML_BLOCKS = {
     "figcaption", "caption", "form", "body", "ul", "ol", "dl", "details", "summary",
 }
 _CHROME = ["nav", "header", "footer", "aside"]
+# navigation bars of the documentation generators (texinfo, DocBook, Sphinx), by class
+_CHROME_CLASSES = {"header", "nav-panel", "navheader", "navfooter", "sphinxsidebar", "related",
+                   "breadcrumb", "breadcrumbs"}
 MIN_MAIN_WORDS = 25      # main content shorter than this: read the whole page instead
 
 
@@ -56,6 +60,9 @@ def parse_html(html: str, *, main_content: bool = True) -> ParsedDoc:
         drop += _CHROME
     for tag in soup(drop):
         tag.decompose()
+    if main_content:
+        for tag in soup.find_all(class_=lambda c: c in _CHROME_CLASSES):
+            tag.decompose()
     groups: list[tuple[object, list[str], int | None]] = []
     for s in soup.find_all(string=True):
         if isinstance(s, (Comment, Doctype, ProcessingInstruction)) or not s.strip():
