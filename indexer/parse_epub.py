@@ -14,7 +14,7 @@ from indexer.parse_ooxml import ZipFormat, damaged_zip, zip_container_problem
 from indexer.reading import FileSkip, decode_text
 
 EPUB = ZipFormat("EPUB", ".epub", "an EPUB e-book", "META-INF/container.xml",
-                 "not an e-book", "the e-book program or Calibre")
+                 "an Office document, not an e-book,", "Calibre")
 _OPF = "{http://www.idpf.org/2007/opf}"
 _CONTAINER = "{urn:oasis:names:tc:opendocument:xmlns:container}"
 

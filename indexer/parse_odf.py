@@ -153,8 +153,9 @@ def _odp(body: ET.Element, out: DocBuilder) -> None:
         head = (slide_heading(number, title),)
         out.add(title, "heading", head, unit=number)
         notes = page.find(_q("presentation:notes"))
+        in_notes = set(notes.iter(_q("text:p"))) if notes is not None else set()
         for p in page.iter(_q("text:p")):
-            if notes is not None and p in set(notes.iter(_q("text:p"))):
+            if p in in_notes:
                 continue
             text = _text(p)
             if text and text != title:

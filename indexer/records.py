@@ -20,7 +20,8 @@ class Passage:
     path: str                 # absolute path of the file
     title: str                # file name and heading path, e.g. "notes.md > Setup > Linux"
     text: str
-    start_line: int | None    # 1-based, inclusive; None for PDF
+    start_line: int | None    # 1-based, inclusive, the file's own lines; None for PDF and
+    #                           units without a line (a slide, a sheet range: see the title)
     end_line: int | None
     page: int | None          # 1-based PDF page; None for text formats
     char_start: int           # offsets into the file's extracted text
