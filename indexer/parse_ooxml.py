@@ -155,8 +155,9 @@ def parse_pptx(data: bytes) -> ParsedDoc:
             title = " ".join((title_shape.text_frame.text if title_shape is not None else "").split())
             head = (slide_heading(number, title),)
             out.add(title, "heading", head, unit=number)
+            title_id = title_shape.shape_id if title_shape is not None else None
             for shape in _shapes(slide.shapes):
-                if shape is title_shape:
+                if shape.shape_id == title_id:   # python-pptx hands out new proxies: compare ids
                     continue
                 if getattr(shape, "has_table", False) and shape.has_table:
                     for row in shape.table.rows:

@@ -227,6 +227,7 @@ def test_pptx_is_cited_by_slide_with_its_notes():
     assert [c.title for c in chunks] == ["deck.pptx > Slide 1: Roadmap", "deck.pptx > Slide 2: Risks"]
     assert "Ship the beta in May." in chunks[0].text and "Say that May is firm." in chunks[0].text
     assert "supplier" not in chunks[0].text
+    assert chunks[0].text.count("Roadmap") == 1          # the title once, not again as body
     assert all(c.start_line is None and c.page is None for c in chunks)
 
 
