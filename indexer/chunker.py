@@ -2,7 +2,7 @@
 
 Units are sentences (prose) or lines (code). A chunk starts fresh at each heading (small
 sections are merged), carries a little overlap when a long section is split, and never
-spans two PDF pages.
+spans two PDF pages or two units (slides, messages, notebook cells, sheet rows).
 
 Size is measured in the embedder's own word pieces when a `Sizer` is given (what
 localrag does): the text the embedder reads, "title\ntext" plus [CLS] and [SEP], fits
@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from indexer.parsers import Block, ParsedDoc
+from indexer.documents import Block, ParsedDoc
 
 
 @dataclass(frozen=True)
@@ -48,8 +48,10 @@ class Sizer:
         return min(self.target, self.limit) if self.target > 0 else self.limit
 
 
-CHUNKER_VERSION = 3   # 1: words; 2: word pieces fitted to the window, cleaned markup;
-#                       3: links wrapped across lines no longer shift later lines
+CHUNKER_VERSION = 4   # 1: words; 2: word pieces fitted to the window, cleaned markup;
+#                       3: links wrapped across lines no longer shift later lines;
+#                       4: units (slides, messages, cells) never shared, HTML's main
+#                          content cited by file line, headings cleaned of markup
 
 
 def sizer_for(embedder, chunk_tokens: int = 0) -> Sizer | None:  # noqa: ANN001 - an Embedder
@@ -276,6 +278,8 @@ def chunk_document(doc: ParsedDoc, *, file_name: str, chunk_words: int = 200,
     cur_words = fresh_words = cur_cost = 0
     cur_head: tuple[str, ...] = ()
     cur_page: int | None = None
+    cur_unit: int | None = None
+    cur_lines: list[int] = []                # Block.line of the chunk's blocks (no own lines)
     cur_limit = budget                       # cost allowed for the text of the chunk being built
 
     def emit(carry: bool) -> None:
@@ -292,10 +296,14 @@ def chunk_document(doc: ParsedDoc, *, file_name: str, chunk_words: int = 200,
             parts = _fit(parts, path)
         for part in parts:
             start, end = part[0].start, part[-1].end
+            if lines:
+                first, last = lines.line_of(start), lines.line_of(max(start, end - 1))
+            else:   # the file's line of the unit (an mbox message, an HTML element), if any
+                first = min(cur_lines) if cur_lines else None
+                last = max(cur_lines) if cur_lines else None
             chunks.append(Chunk(
                 ord=len(chunks), title=title_of(path)[0], text=doc.text[start:end],
-                start_line=lines.line_of(start) if lines else None,
-                end_line=lines.line_of(max(start, end - 1)) if lines else None,
+                start_line=first, end_line=last,
                 page=cur_page, char_start=start, char_end=end,
             ))
         kept: list[_Unit] = []
@@ -310,6 +318,7 @@ def chunk_document(doc: ParsedDoc, *, file_name: str, chunk_words: int = 200,
                 kept.insert(0, unit)
                 words += unit.words
                 cost += unit.cost
+        del cur_lines[:-1]
         cur, cur_words, fresh_words = kept, sum(u.words for u in kept), 0
         cur_cost = sum(u.cost for u in kept)
         carried = len(kept)
@@ -329,11 +338,15 @@ def chunk_document(doc: ParsedDoc, *, file_name: str, chunk_words: int = 200,
         return out
 
     for block, units in _units(doc, max_unit_words, sizer, max_cost):
-        new_page = block.page != cur_page
+        # a new page or unit (slide, message, cell, sheet rows) always starts a chunk
+        new_page = block.page != cur_page or block.unit != cur_unit
         if cur and (new_page or (block.kind == "heading" and fresh_words >= min_section_words)):
             emit(carry=False)
         if not cur or new_page:
-            cur_head, cur_page = block.heading_path, block.page
+            cur_head, cur_page, cur_unit = block.heading_path, block.page, block.unit
+            cur_lines.clear()
+        if block.line is not None:
+            cur_lines.append(block.line)
         elif block.kind == "heading" and all(u.heading for u in cur):
             cur_head = block.heading_path   # only headings so far: the deeper one names it
         for unit in units:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from indexer.parsers import Block, ParsedDoc
+from indexer.documents import Block, ParsedDoc
 
 # --- reStructuredText --------------------------------------------------------------------
 
@@ -370,8 +370,12 @@ def _line_starts(text: str) -> list[int]:
 
 
 def clean_title(title: str, kind: str) -> str:
-    cleaned = CLEANERS[kind]([title])[0].strip()
-    return cleaned or title
+    """A heading as a reader sees it, like the passage text: roles, literals and links
+    go (":mod:`pathlib` --- Object-oriented..." reads "pathlib — Object-oriented...")."""
+    cleaned = clean_lines(title, kind).strip()
+    if kind == "rst":
+        cleaned = re.sub(r"\s+---\s+", " — ", cleaned)   # Sphinx renders "---" as an em dash
+    return " ".join(cleaned.split()) or title
 
 
 def clean_doc(doc: ParsedDoc, kind: str) -> ParsedDoc:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 # Used when a caller builds IndexOptions without settings (tests, benchmarks).
 BASIC_EXTENSIONS: tuple[str, ...] = (
     ".txt", ".md", ".markdown", ".rst", ".html", ".htm", ".pdf", ".docx",
+    ".pptx", ".xlsx", ".odt", ".ods", ".odp", ".epub", ".rtf", ".ipynb", ".eml", ".mbox",
     ".py", ".js", ".ts", ".c", ".h", ".go", ".rs", ".java", ".sh", ".toml", ".yaml", ".json",
 )
 
@@ -18,6 +19,7 @@ class IndexOptions:
     extensions: parsed extensions (lower case, with the dot); any other file is recorded
     as "skipped: unsupported type".
     chunk_words: the most words in a chunk.
+    ocr: read PDF pages without a text layer by OCR (the optional `[ocr]` extra).
     chunk_tokens: word pieces per chunk's embedding text (title included); 0 = the
     embedder's whole window (512 for MiniLM). Chunks never exceed the window.
     """
@@ -25,6 +27,7 @@ class IndexOptions:
     extensions: list[str] = field(default_factory=lambda: list(BASIC_EXTENSIONS))
     max_file_bytes: int = 20 * 1024 * 1024
     include_hidden: bool = False
+    ocr: bool = False
     chunk_words: int = 400
     chunk_tokens: int = 0
     embedding_model: str = ""   # folder of a sentence-transformers model; "" = the default package

@@ -134,6 +134,29 @@ def read_snapshot(path: str, *, max_bytes: int, retries: int = 3) -> FileSnapsho
                    "changing")
 
 
+def stream_snapshot(path: str, *, block: int = 1 << 20) -> FileSnapshot:
+    """Size, mtime and sha256 of a file read in blocks, without its bytes (`data` is
+    empty): for formats parsed from the path piece by piece (an mbox of gigabytes)."""
+    try:
+        before = os.stat(path)
+        if not stat.S_ISREG(before.st_mode):
+            raise FileSkip("skipped", special_file_reason(before.st_mode), "special_file")
+        digest = hashlib.sha256()
+        with open(path, "rb", opener=_open_nonblocking) as fh:
+            while piece := fh.read(block):
+                digest.update(piece)
+        after = os.stat(path)
+    except FileNotFoundError as exc:
+        raise FileVanished(path) from exc
+    except OSError as exc:
+        raise FileSkip("error", os_error_reason(path, exc), os_error_kind(exc)) from exc
+    if (before.st_mtime_ns, before.st_size) != (after.st_mtime_ns, after.st_size):
+        raise FileSkip("error", "the file kept changing while being read; it will be indexed "
+                       "once it is saved and quiet (next run, or the watcher's next event)",
+                       "changing")
+    return FileSnapshot(path, b"", after.st_size, after.st_mtime_ns, digest.hexdigest())
+
+
 _CONTROL = set(range(0, 9)) | {11, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 28, 29, 30, 31, 127}
 
 

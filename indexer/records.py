@@ -20,7 +20,8 @@ class Passage:
     path: str                 # absolute path of the file
     title: str                # file name and heading path, e.g. "notes.md > Setup > Linux"
     text: str
-    start_line: int | None    # 1-based, inclusive; None for PDF
+    start_line: int | None    # 1-based, inclusive, the file's own lines; None for PDF and
+    #                           units without a line (a slide, a sheet range: see the title)
     end_line: int | None
     page: int | None          # 1-based PDF page; None for text formats
     char_start: int           # offsets into the file's extracted text
@@ -131,6 +132,7 @@ class IndexReport:
     problems: list[FileProblem] = field(default_factory=list)
     dry_run: bool = False
     would_index: list[str] = field(default_factory=list)   # only for dry runs
+    parsers: dict[str, str] = field(default_factory=dict)  # dry runs: path -> its parser
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -8,6 +8,7 @@ pruning of common terms cost 23 points of recall), they stay for callers of FTS5
 
 from __future__ import annotations
 
+import os
 import re
 
 from indexer.bm25 import STOPWORDS
@@ -19,6 +20,8 @@ RRF_K = 60          # the usual constant: damps the head of each list
 DENSE_WEIGHT = 1.0  # weights of the two rankings in the fusion (tuned on the dev half
 LEXICAL_WEIGHT = 1.0  # of bench/bench_retrieval.py's questions)
 DEPTH = 50          # candidates taken from each side
+# formats cited by a unit (slide, sheet range, message, cell): its text is shown alone
+UNIT_EXT = {".pptx", ".odp", ".xlsx", ".ods", ".eml", ".mbox", ".ipynb"}
 
 def fts_query(query: str, *, max_terms: int = 32, mode: str = "OR") -> str:
     """User text -> a safe FTS5 query: every word quoted, OR-ed (quotes, hyphens, AND/NOT,
@@ -227,7 +230,9 @@ def surrounding_text(store: Store, passage: Passage, *, chars: int) -> tuple[str
     the file has changed or vanished), and the passage's span inside that text."""
     lo = max(0, passage.char_start - chars)
     hi = passage.char_end + chars
-    rows = store.neighbours(passage.chunk_id, lo, hi)
+    # a slide, sheet range, message or notebook cell is shown alone, not with its neighbours
+    unit = os.path.splitext(passage.path.lower())[1] in UNIT_EXT
+    rows = store.neighbours(passage.chunk_id, lo, hi, same_title=unit)
     if not rows:
         return passage.text, 0, len(passage.text)
     base = min(r[0] for r in rows)   # the passage's own chunk is among them

@@ -347,12 +347,16 @@ class Store:
             (match, limit)).fetchall()
         return [r[0] for r in rows]
 
-    def neighbours(self, chunk_id: int, lo: int, hi: int) -> list[tuple[int, int, str]]:
-        """(char_start, char_end, text) of the chunks of the same file overlapping [lo, hi)."""
+    def neighbours(self, chunk_id: int, lo: int, hi: int, *, same_title: bool = False
+                   ) -> list[tuple[int, int, str]]:
+        """(char_start, char_end, text) of the chunks of the same file overlapping [lo, hi);
+        `same_title`: only those of the same unit (the same slide, message, cell)."""
+        title = (" AND title = (SELECT title FROM chunks WHERE id=?)" if same_title else "")
+        args = (chunk_id, lo, hi) + ((chunk_id,) if same_title else ())
         return self.conn.execute(
             "SELECT char_start, char_end, text FROM chunks WHERE file_id = "
-            "(SELECT file_id FROM chunks WHERE id=?) AND char_end > ? AND char_start < ? "
-            "ORDER BY char_start", (chunk_id, lo, hi)).fetchall()
+            "(SELECT file_id FROM chunks WHERE id=?) AND char_end > ? AND char_start < ?"
+            f"{title} ORDER BY char_start", args).fetchall()
 
     # --- status ---------------------------------------------------------------------
     def counts(self) -> dict[str, int]:

@@ -21,7 +21,8 @@ from indexer.chunker import Chunk, Sizer, chunk_document, embedding_text, sizer_
 from indexer.embedder import Embedder
 from indexer.eta import PieceEta
 from indexer.options import IndexOptions
-from indexer.parsers import parse_bytes
+from indexer.parse_pdf import scanned_reason
+from indexer.parsers import STREAMED_EXT, parse_bytes, parse_path, parser_name
 from indexer.reasons import printable
 from indexer.records import FileProblem, IndexProgress, IndexReport
 from indexer.store import FileRow, Store
@@ -96,7 +97,8 @@ class UpdateRun:
         for path, cand in scan.candidates.items():
             row = existing.get(path)
             if (row and row.state != "error" and row.mtime_ns == cand.mtime_ns
-                    and row.size == cand.size and row.root == cand.root):
+                    and row.size == cand.size and row.root == cand.root
+                    and not self._ocr_now(row) and not self._walker_changed_its_mind(row)):
                 report.unchanged += 1
             else:
                 to_read.append(cand)
@@ -119,6 +121,8 @@ class UpdateRun:
 
         if dry_run:
             report.would_index = sorted(c.path for c in to_read)
+            report.parsers = {c.path: parser_name(c.ext, os.path.basename(c.path))
+                              for c in sorted(to_read, key=lambda c: c.path)}
             report.removed = len(gone)
             report.elapsed_s = time.monotonic() - self.t0
             self._progress("done")
@@ -166,12 +170,29 @@ class UpdateRun:
         self._progress("done")
         return report
 
+    # what the walker alone decides: a file it now lists (a new extension in the settings, a
+    # format localrag learned to read, a raised size limit) is read, though unchanged
+    _WALKER_KINDS = frozenset({"unsupported_type", "too_large", "hidden", "gitignore",
+                               "ignored_folder", "symlink", "special_file", "empty", "bad_name"})
+
+    def _walker_changed_its_mind(self, row: FileRow) -> bool:
+        return row.state == "skipped" and row.reason_kind in self._WALKER_KINDS
+
+    def _ocr_now(self, row: FileRow) -> bool:
+        """A scanned PDF skipped while OCR was off is read again once it is on."""
+        return (self.options.ocr and row.reason_kind == "no_text"
+                and (row.reason or "").startswith(scanned_reason()[:30]))
+
     # --- per file -------------------------------------------------------------------
     def _read_one(self, cand: walk.Candidate, row: FileRow | None, movable: dict[str, FileRow],
                   gone: dict[str, FileRow], pending: _Pending) -> None:
         report = self.report
+        streamed = cand.ext in STREAMED_EXT
         try:
-            snap = reading.read_snapshot(cand.path, max_bytes=self.options.max_file_bytes)
+            if streamed:   # a mailbox of gigabytes: hashed and parsed piece by piece
+                snap = reading.stream_snapshot(cand.path)
+            else:
+                snap = reading.read_snapshot(cand.path, max_bytes=self.options.max_file_bytes)
         except reading.FileVanished:
             self._problem(cand.path, "skipped", "vanished while indexing (deleted or moved "
                           "away); it will be indexed if it comes back")
@@ -202,7 +223,10 @@ class UpdateRun:
             return
         sizer = self._sizer()   # outside the try: a broken tokenizer is a model error, not the file's
         try:
-            doc = parse_bytes(snap.data, ext=cand.ext, name=name)
+            if streamed:
+                doc = parse_path(cand.path, ext=cand.ext, ocr=self.options.ocr)
+            else:
+                doc = parse_bytes(snap.data, ext=cand.ext, name=name, ocr=self.options.ocr)
             chunks = chunk_document(doc, file_name=name, chunk_words=self.options.chunk_words,
                                     sizer=sizer)
         except reading.FileSkip as skip:

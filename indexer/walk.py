@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.options import IndexOptions
+from indexer.parsers import STREAMED_EXT
 from indexer.reading import os_error_kind, os_error_reason, special_file_reason, too_large_reason
 from indexer.reasons import is_valid_name, printable
 
@@ -57,7 +58,13 @@ class ScanResult:
 
 
 def file_ext(path: str) -> str:
+    """The extension that picks the parser; a Maildir message (no extension) reads as .eml."""
     name = os.path.basename(path).lower()
+    if os.path.basename(os.path.dirname(path)) in ("cur", "new"):
+        from indexer.parse_mail import is_maildir_message
+
+        if is_maildir_message(path):
+            return ".eml"
     if name in ("dockerfile", "makefile"):
         return "." + name if name == "dockerfile" else ".mk"
     return os.path.splitext(name)[1]
@@ -288,7 +295,7 @@ class Walker:
             self._skip(path, "unsupported_type", f"unsupported file type {shown} (add it to the "
                        "extensions setting to index it as text)", st=st)
             return
-        if st.st_size > self.options.max_file_bytes:
+        if st.st_size > self.options.max_file_bytes and ext not in STREAMED_EXT:
             self._skip(path, "too_large", too_large_reason(st.st_size, self.options.max_file_bytes),
                        st=st)
             return

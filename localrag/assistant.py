@@ -93,7 +93,8 @@ class Assistant:
         if model_keys & changes.keys():
             self.unload_model()
         self._engine = None
-        index_keys = {"extensions", "max_file_mb", "include_hidden", "chunk_words", "chunk_tokens"}
+        index_keys = {"extensions", "max_file_mb", "include_hidden", "chunk_words", "chunk_tokens",
+                      "ocr"}
         if index_keys & changes.keys() and self._index is not None:
             # the next update (or the watcher's) walks and chunks with the new options;
             # a new chunk size re-chunks every file (Index._check_chunking)
@@ -126,6 +127,7 @@ class Assistant:
             extensions=[e.lower() if e.startswith(".") else "." + e.lower() for e in s.extensions],
             max_file_bytes=int(s.max_file_mb * 1024 * 1024),
             include_hidden=s.include_hidden,
+            ocr=s.ocr,
             chunk_words=s.chunk_words,
             chunk_tokens=s.chunk_tokens,
             embedding_model=s.embedding_model,

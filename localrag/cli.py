@@ -203,7 +203,7 @@ def cmd_index(args: argparse.Namespace) -> int:
                 _print_json(report.to_json())
                 return 0
             for path in report.would_index:
-                print(f"index  {path}")
+                print(f"index  {path}  ({report.parsers.get(path, 'text')})")
             for problem in report.problems:
                 print(f"{problem.state:6} {problem.path}: {problem.reason}")
             print(f"{len(report.would_index)} files would be indexed, "

@@ -101,3 +101,17 @@ def test_rows_before_counts_wrapped_rows():
     assert rows_before(text, text.index("c"), 80) == 2
     assert rows_before(text, 0, 5) == 0
     assert rows_before("x" * 12, 11, 5) == 2               # inside a wrapped line
+
+
+def test_open_command_for_slides_sheets_and_messages():
+    """A passage cited by a unit without a line (a slide, a sheet range) opens with the
+    system's program even when $EDITOR is set; a message in an mbox opens at its line."""
+    import dataclasses
+
+    base = canned_passages()[0]
+    slide = dataclasses.replace(base, path="/docs/deck.pptx", title="deck.pptx > Slide 3: Roadmap",
+                                start_line=None, end_line=None, page=None)
+    cmd, in_terminal = open_command(slide, environ={"EDITOR": "vim"})
+    assert not in_terminal and cmd[-1] == "/docs/deck.pptx" and "vim" not in cmd
+    mail = dataclasses.replace(base, path="/docs/inbox.mbox", start_line=120, end_line=120, page=None)
+    assert open_command(mail, environ={"EDITOR": "vim"}) == (["vim", "+120", "/docs/inbox.mbox"], True)

@@ -38,10 +38,12 @@ def where(passage: Passage, line: int | None = None) -> str:
 
 def open_command(passage: Passage, *, environ: dict[str, str] | None = None) -> tuple[list[str], bool]:
     """The command that opens `passage` at its line or page, and whether it runs in the
-    terminal (the app suspends for it) or outside (system opener)."""
+    terminal (the app suspends for it) or outside (system opener). A passage cited by a
+    slide, sheet range, message or chapter (no line, no page: an office file, an e-book)
+    opens in the system's program for the file; its title names the unit."""
     env = os.environ if environ is None else environ
     editor = env.get("VISUAL") or env.get("EDITOR")
-    if passage.page is None and editor:
+    if passage.page is None and passage.start_line is not None and editor:
         line = passage.start_line or 1
         return [*shlex.split(editor), f"+{line}", passage.path], True
     if sys.platform == "darwin":

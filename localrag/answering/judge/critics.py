@@ -140,9 +140,6 @@ class EmbeddingCritic:
         self._embed = embed
         self.calibration = calibration
         self.rules = rules or SupportRules()
-        self.relevance_checked = RELEVANCE_CHECKED
-        """False: its relevance labels missed the target on the test half; the engine
-        keeps the scores but labels no passage relevant or irrelevant."""
         self._cache: dict[str, np.ndarray] = {}
         self._requests = RequestClassifier(self._vectors)
 
@@ -383,9 +380,10 @@ them). What each label means on that half is in the README ("What the labels mea
 
 RELEVANCE_CHECKED = MEASURED_TEST["embedding+lexical"].relevance_auc >= 0.85
 """Whether the embedding critic's relevance labels met the 0.85 AUC target on the test
-half. They did not (0.75): the engine then records no relevant/irrelevant verdict
+half. They did not (0.75), nor did any model judge (MEASURED) or the relevance model
+tried for issue 17: the instruct engine records no relevant/irrelevant verdict
 (PassageJudgement.relevant is None, "not checked"), keeps the score for ordering, and
-never drops a passage for it."""
+never drops a passage for it (tests/test_instruct_engine.py checks both)."""
 
 TRUST_AUC = 0.85
 TRUST_ACCURACY = 0.8

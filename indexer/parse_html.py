@@ -1,0 +1,115 @@
+"""HTML: the page's main content (navigation, sidebars, footers left out), by block
+element, headings kept as the heading path, each block cited by its line in the file.
+
+Which parts are the main content is trafilatura's call (Apache-2.0): its extracted text
+is matched back to the page's own elements, so what is kept still knows its heading and
+its line. Without trafilatura, or when it finds almost nothing (an index page of links),
+the whole page is read, with <nav>, <header>, <footer> and <aside> left out. The
+navigation bars of texinfo, DocBook and Sphinx pages (by their class) go either way.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from indexer.documents import Block, ParsedDoc, set_heading
+
+_HTML_BLOCKS = {
+    "p", "div", "section", "article", "main", "header", "footer", "aside", "nav", "li", "dt", "dd",
+    "blockquote", "pre", "table", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6",
+    "figcaption", "caption", "form", "body", "ul", "ol", "dl", "details", "summary",
+}
+_CHROME = ["nav", "header", "footer", "aside"]
+# navigation bars of the documentation generators (texinfo, DocBook, Sphinx), by class
+_CHROME_CLASSES = {"header", "nav-panel", "navheader", "navfooter", "sphinxsidebar", "related",
+                   "breadcrumb", "breadcrumbs"}
+MIN_MAIN_WORDS = 25      # main content shorter than this: read the whole page instead
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+
+
+def main_text(html: str) -> str | None:
+    """The page's main content as trafilatura sees it, normalised; None when unknown."""
+    try:
+        logging.getLogger("trafilatura").setLevel(logging.CRITICAL)
+        import trafilatura
+    except Exception:   # not installed (or its lxml extras missing): whole page
+        return None
+    try:
+        got = trafilatura.extract(html, output_format="txt", include_tables=True,
+                                  include_comments=False, favor_recall=True, deduplicate=False)
+    except Exception:
+        return None
+    if not got or len(got.split()) < MIN_MAIN_WORDS:
+        return None
+    return " " + _norm(got) + " "
+
+
+def parse_html(html: str, *, main_content: bool = True) -> ParsedDoc:
+    """`main_content`: keep only what trafilatura finds to be the page's content (an
+    e-book chapter is all content: False)."""
+    from bs4 import BeautifulSoup, Comment, Doctype, ProcessingInstruction
+
+    main = main_text(html) if main_content else None
+    soup = BeautifulSoup(html, "html.parser")
+    drop = ["script", "style", "noscript", "template", "svg", "head"]
+    if main_content and main is None:
+        drop += _CHROME
+    for tag in soup(drop):
+        tag.decompose()
+    if main_content:
+        for tag in soup.find_all(class_=lambda c: c in _CHROME_CLASSES):
+            tag.decompose()
+    groups: list[tuple[object, list[str], int | None]] = []
+    for s in soup.find_all(string=True):
+        if isinstance(s, (Comment, Doctype, ProcessingInstruction)) or not s.strip():
+            continue
+        block = s.find_parent(lambda t: t.name in _HTML_BLOCKS)
+        if groups and groups[-1][0] is block:
+            groups[-1][1].append(str(s))
+        else:
+            line = getattr(s.parent, "sourceline", None)
+            groups.append((block, [str(s)], line))
+    pieces: list[tuple[str, str, int | None]] = []     # (kind or "h<n>", text, line)
+    for block, strings, line in groups:
+        name = getattr(block, "name", "") or ""
+        if name == "pre":
+            piece = "".join(strings).strip("\n")
+        else:
+            piece = " ".join(" ".join(strings).split())
+        if piece:
+            kind = name if re.fullmatch(r"h[1-6]", name) else ("code" if name == "pre" else "text")
+            pieces.append((kind, piece, line))
+    if main is not None:
+        pieces = _main_pieces(pieces, main)
+    parts: list[str] = []
+    blocks: list[Block] = []
+    stack: list[tuple[int, str]] = []
+    path: tuple[str, ...] = ()
+    pos = 0
+    for kind, piece, line in pieces:
+        if kind.startswith("h"):
+            path = set_heading(stack, int(kind[1]), piece)
+            kind = "heading"
+        if parts:
+            parts.append("\n\n")
+            pos += 2
+        parts.append(piece)
+        blocks.append(Block(pos, pos + len(piece), kind, path, line=line))
+        pos += len(piece)
+    return ParsedDoc("".join(parts), blocks, has_lines=False)
+
+
+def _main_pieces(pieces: list[tuple[str, str, int | None]], main: str
+                 ) -> list[tuple[str, str, int | None]]:
+    """The pieces whose words are in the main text; a heading stays when it is, or when
+    the text right after it does (extractors often drop the page's own title)."""
+    keep = [f" {_norm(p)} " in main if _norm(p) else False for _, p, _ in pieces]
+    for i, (kind, _, _) in enumerate(pieces):
+        if kind.startswith("h") and not keep[i]:
+            nxt = next((j for j in range(i + 1, len(pieces)) if not pieces[j][0].startswith("h")), None)
+            keep[i] = nxt is not None and keep[nxt]
+    return [p for p, k in zip(pieces, keep) if k]
