@@ -61,7 +61,9 @@ class IndexProgressView(Vertical):
     def show_progress(self, progress: IndexProgress, *, paused: bool = False) -> None:
         self.display = True
         bar = self.query_one(ProgressBar)
-        if progress.files_total:
+        if progress.pieces_total:     # word pieces: what the time goes into (indexer/eta.py)
+            bar.update(total=progress.pieces_total, progress=progress.pieces_done)
+        elif progress.files_total:
             bar.update(total=progress.files_total, progress=progress.files_done)
         line = progress_summary(progress)
         if paused:
