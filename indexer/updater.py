@@ -47,7 +47,8 @@ class _Pending:
 class UpdateRun:
     def __init__(self, *, store: Store, vectors: Callable[[], VectorIndex], embedder: Embedder,
                  options: IndexOptions, exclude: tuple[str, ...] = (),
-                 progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> None:
+                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
+                 save_caches: bool = True) -> None:
         self.store = store
         self.vectors = vectors
         self.embedder = embedder
@@ -55,6 +56,7 @@ class UpdateRun:
         self.exclude = exclude
         self.progress_fn = progress
         self.cancel = cancel
+        self.save_caches = save_caches
         self.report = IndexReport()
         self.t0 = time.monotonic()
         self.files_total = self.files_done = self.chunks_done = self.bytes_done = 0
@@ -163,7 +165,7 @@ class UpdateRun:
             report.removed += len(gone)
             report.chunks_removed += len(deleted)
             self._mirror([], None, deleted)
-        if self.changed_vectors:
+        if self.changed_vectors and self.save_caches:
             self._progress("saving")
             self.vectors().save()
         report.elapsed_s = time.monotonic() - self.t0
