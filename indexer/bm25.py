@@ -22,6 +22,7 @@ import json
 import os
 import re
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,7 +33,9 @@ if TYPE_CHECKING:
 
 K1 = 1.2            # the usual BM25 constants
 B = 0.75
-FORMAT = 1          # bump when tokenization or the file layout changes
+FORMAT = 2          # bump when tokenization or the file layout changes (2: tail saved, postings in .npy)
+LOADABLE = (1, 2)   # format 1 files have no tail arrays
+TAIL_SAVED = 2000   # a save folds a longer tail into the compacted arrays first
 
 _WORD = re.compile(r"\w+")
 STOPWORDS = frozenset(
@@ -220,14 +223,36 @@ class Bm25Index:
         with self._lock:
             if len(self._slot) < 0.5 * len(self.labels) and len(self.labels):
                 self._rebuild_slots()
-            if self._tail:
+            # Compacting rewrites every posting (4 s at 200k chunks): a save after a few
+            # changed files (the watcher's) keeps them as a tail, saved as it is
+            if len(self._tail) > TAIL_SAVED:
                 self._compact()
             self.folder.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_suffix(".tmp.npz")
             vocab = np.frombuffer("\n".join(self.vocab).encode("utf-8"), dtype=np.uint8)
+            tail_slots = np.array([slot for slot, _, _ in self._tail], dtype=np.int64)
+            tail_ptr = np.zeros(len(self._tail) + 1, dtype=np.int64)
+            np.cumsum([len(t) for _, t, _ in self._tail], out=tail_ptr[1:])
+            tail_tids = (np.concatenate([t for _, t, _ in self._tail]) if self._tail
+                         else np.zeros(0, dtype=np.int64))
+            tail_tfs = (np.concatenate([f for _, _, f in self._tail]) if self._tail
+                        else np.zeros(0, dtype=np.float32))
+            # the postings (hundreds of MB at 1M chunks) go to .npy files a reader maps
+            # (np.load mmap_mode) instead of reading them whole; named by a token the
+            # .npz records, so a crash between the writes leaves the old set in use
+            token = f"{self.generation}-{os.getpid()}-{time.monotonic_ns()}"
+            for key, array in (("indptr", self._indptr), ("rows", self._rows), ("tf", self._tf)):
+                part = self.folder / f"lexical.{token}.{key}.npy.tmp"
+                with open(part, "wb") as fh:
+                    np.save(fh, np.ascontiguousarray(array))
+                os.replace(part, self.folder / f"lexical.{token}.{key}.npy")
             np.savez(tmp, labels=self.labels, doclen=self.doclen, alive=self.alive,
-                     indptr=self._indptr, rows=self._rows, tf=self._tf, vocab=vocab)
+                     postings=np.frombuffer(token.encode(), dtype=np.uint8), vocab=vocab,
+                     tail_slots=tail_slots, tail_ptr=tail_ptr, tail_tids=tail_tids, tail_tfs=tail_tfs)
             os.replace(tmp, self.path)
+            for old in self.folder.glob("lexical.*.npy"):
+                if not old.name.startswith(f"lexical.{token}."):
+                    old.unlink(missing_ok=True)   # a reader's map of it stays valid
             meta_tmp = self.meta_path.with_suffix(".json.tmp")
             meta_tmp.write_text(json.dumps({"generation": self.generation, "format": FORMAT,
                                             "count": len(self._slot)}))
@@ -248,12 +273,19 @@ class Bm25Index:
     def _load(self) -> bool:
         try:
             meta = json.loads(self.meta_path.read_text())
-            if int(meta.get("format", 0)) != FORMAT:
+            if int(meta.get("format", 0)) not in LOADABLE:
                 return False
             with np.load(self.path) as z:
                 vocab_bytes = z["vocab"].tobytes().decode("utf-8")
                 labels, doclen, alive = z["labels"], z["doclen"], z["alive"]
-                indptr, rows, tf = z["indptr"], z["rows"], z["tf"]
+                if "postings" in z.files:    # mapped, copy-on-write: delete() may mark slots
+                    token = z["postings"].tobytes().decode()
+                    indptr, rows, tf = (np.load(self.folder / f"lexical.{token}.{key}.npy", mmap_mode="c")
+                                        for key in ("indptr", "rows", "tf"))
+                else:                        # format 1
+                    indptr, rows, tf = z["indptr"], z["rows"], z["tf"]
+                tail = ([z[k] for k in ("tail_slots", "tail_ptr", "tail_tids", "tail_tfs")]
+                        if "tail_slots" in z.files else None)
         except Exception:   # missing, truncated, another format: rebuild from the store
             return False
         self._clear()
@@ -261,6 +293,10 @@ class Bm25Index:
         self.vocab = {t: i for i, t in enumerate(terms)}
         self.labels, self.doclen, self.alive = labels, doclen, alive
         self._indptr, self._rows, self._tf = indptr, rows, tf
+        if tail is not None:
+            slots, ptr, tids, tfs = tail
+            self._tail = [(int(slot), tids[ptr[i]:ptr[i + 1]], tfs[ptr[i]:ptr[i + 1]])
+                          for i, slot in enumerate(slots.tolist())]
         live = np.nonzero(alive)[0]
         self._slot = dict(zip(labels[live].tolist(), live.tolist()))
         self._total_len = float(doclen[live].sum())

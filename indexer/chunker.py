@@ -78,6 +78,15 @@ def embedding_text(title: str, text: str) -> str:
     return f"{title}\n{text}"
 
 
+def text_key(prefix: str, text: str) -> bytes:
+    """16-byte digest of what is embedded, with the model/engine/window in `prefix`:
+    equal keys mean the same vector, so a stored one can be reused."""
+    import hashlib
+
+    return hashlib.blake2b(f"{prefix}\x00{text}".encode("utf-8", "surrogatepass"),
+                           digest_size=16).digest()
+
+
 @dataclass
 class Chunk:
     ord: int

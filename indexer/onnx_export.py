@@ -16,9 +16,9 @@ def export_onnx(model_dir: str, dst: Path, *, quantize: bool) -> Path:
     import torch
     from transformers import AutoModel
 
-    from indexer.embedder import _quiet_transformers
+    from indexer.model_env import quiet_transformers
 
-    _quiet_transformers()
+    quiet_transformers()
     dst = Path(dst)
     dst.parent.mkdir(parents=True, exist_ok=True)
     model = AutoModel.from_pretrained(model_dir, local_files_only=True, attn_implementation="eager").eval()

@@ -61,6 +61,13 @@ class IndexProgress:
     bytes_done: int
     elapsed_s: float
     current_path: str | None = None
+    # word pieces (what embedding costs; indexer/eta.py): embedded so far, the estimated
+    # total (0: not counted), the smoothed rate and the time left from it (None: estimating)
+    pieces_done: int = 0
+    pieces_total: int = 0
+    pieces_per_s: float = 0.0
+    pieces_eta_s: float | None = None
+    embedding_now: str | None = None    # the files whose chunks are being embedded
 
     @property
     def files_per_s(self) -> float:
@@ -68,6 +75,8 @@ class IndexProgress:
 
     @property
     def eta_s(self) -> float | None:
+        if self.pieces_total:
+            return 0.0 if self.phase == "done" else self.pieces_eta_s
         rate = self.files_per_s
         if rate <= 0 or self.files_total <= self.files_done:
             return None if self.files_total > self.files_done else 0.0
@@ -116,6 +125,8 @@ class IndexReport:
     errors: int = 0
     chunks_added: int = 0
     chunks_removed: int = 0
+    chunks_embedded: int = 0   # of chunks_added: distinct texts the model encoded
+    chunks_reused: int = 0     # of chunks_added: vectors reused (same text embedded before)
     elapsed_s: float = 0.0
     cancelled: bool = False
     problems: list[FileProblem] = field(default_factory=list)

@@ -75,7 +75,16 @@ def _migration_2(db) -> None:  # noqa: ANN001 - sqlite_utils.Database
     db.execute("CREATE INDEX IF NOT EXISTS idx_files_problems ON files(state, reason_kind, path)")
 
 
-MIGRATIONS: list[Callable] = [_migration_1, _migration_2]
+def _migration_3(db) -> None:  # noqa: ANN001 - sqlite_utils.Database
+    """Each chunk keeps a digest of the text it was embedded from (with the model and
+    engine): a chunk whose text was embedded before, in this run or an earlier one,
+    reuses that vector instead of embedding it again. Older rows stay NULL (not reused)."""
+    db.execute("ALTER TABLE chunks ADD COLUMN text_key BLOB")
+    db.execute("CREATE INDEX IF NOT EXISTS idx_chunks_text_key ON chunks(text_key) "
+               "WHERE text_key IS NOT NULL")
+
+
+MIGRATIONS: list[Callable] = [_migration_1, _migration_2, _migration_3]
 
 
 class Store:
@@ -240,29 +249,43 @@ class Store:
         return ids
 
     def insert_chunks(self, conn: sqlite3.Connection, file_id: int, rows: list[tuple],
-                      vectors: np.ndarray) -> list[int]:
-        """rows: (ord, title, text, start_line, end_line, page, char_start, char_end)."""
+                      vectors: np.ndarray, keys: list[bytes | None] | None = None) -> list[int]:
+        """rows: (ord, title, text, start_line, end_line, page, char_start, char_end);
+        keys: each chunk's text_key (see vectors_by_key), or None."""
         ids = []
-        for row, vec in zip(rows, vectors):
+        keys = keys if keys is not None else [None] * len(rows)
+        for row, vec, key in zip(rows, vectors, keys):
             cur = conn.execute(
                 "INSERT INTO chunks(file_id, ord, title, text, start_line, end_line, page, "
-                "char_start, char_end, embedding) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (file_id, *row, np.asarray(vec, dtype=np.float32).tobytes()))
+                "char_start, char_end, embedding, text_key) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (file_id, *row, np.asarray(vec, dtype=np.float32).tobytes(), key))
             ids.append(cur.lastrowid)
         return ids
+
+    def vectors_by_key(self, keys: Iterable[bytes]) -> dict[bytes, np.ndarray]:
+        """Stored vectors of chunks whose embedded text has these keys (one per key)."""
+        found: dict[bytes, np.ndarray] = {}
+        key_list = list(dict.fromkeys(keys))
+        for i in range(0, len(key_list), 500):
+            part = key_list[i:i + 500]
+            marks = ",".join("?" * len(part))
+            for key, blob in self.conn.execute(
+                    f"SELECT text_key, embedding FROM chunks WHERE text_key IN ({marks})", part):
+                found.setdefault(key, np.frombuffer(blob, dtype=np.float32))
+        return found
 
     def copy_chunks(self, conn: sqlite3.Connection, source_file: int, target_file: int,
                     old_name: str, new_name: str) -> list[int]:
         """Same content elsewhere: copy chunks and embeddings (no re-embedding)."""
         rows = conn.execute(
-            "SELECT ord, title, text, start_line, end_line, page, char_start, char_end, embedding "
-            "FROM chunks WHERE file_id=? ORDER BY ord", (source_file,)).fetchall()
+            "SELECT ord, title, text, start_line, end_line, page, char_start, char_end, embedding, "
+            "text_key FROM chunks WHERE file_id=? ORDER BY ord", (source_file,)).fetchall()
         ids = []
         for r in rows:
             title = new_name + r[1][len(old_name):] if r[1].startswith(old_name) else r[1]
             cur = conn.execute(
                 "INSERT INTO chunks(file_id, ord, title, text, start_line, end_line, page, "
-                "char_start, char_end, embedding) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "char_start, char_end, embedding, text_key) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (target_file, r[0], title, *r[2:]))
             ids.append(cur.lastrowid)
         return ids

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from indexer import reading, walk
-from indexer.chunker import Chunk, Sizer, chunk_document, embedding_text, sizer_for
+from indexer.chunker import Chunk, Sizer, chunk_document, embedding_text, sizer_for, text_key
 from indexer.embedder import Embedder
+from indexer.eta import PieceEta
 from indexer.options import IndexOptions
 from indexer.parse_pdf import scanned_reason
 from indexer.parsers import STREAMED_EXT, parse_bytes, parse_path, parser_name
@@ -37,6 +38,7 @@ class _Pending:
     files: list[tuple[reading.FileSnapshot, str, list[Chunk], FileRow | None]] = field(default_factory=list)
     ops: list[Callable] = field(default_factory=list)     # small row changes: (conn, out) -> None
     chunk_count: int = 0
+    pieces: int = 0      # word pieces of the files' chunks
 
     def __bool__(self) -> bool:
         return bool(self.files or self.ops)
@@ -45,7 +47,8 @@ class _Pending:
 class UpdateRun:
     def __init__(self, *, store: Store, vectors: Callable[[], VectorIndex], embedder: Embedder,
                  options: IndexOptions, exclude: tuple[str, ...] = (),
-                 progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> None:
+                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
+                 save_caches: bool = True) -> None:
         self.store = store
         self.vectors = vectors
         self.embedder = embedder
@@ -53,18 +56,30 @@ class UpdateRun:
         self.exclude = exclude
         self.progress_fn = progress
         self.cancel = cancel
+        self.save_caches = save_caches
         self.report = IndexReport()
         self.t0 = time.monotonic()
         self.files_total = self.files_done = self.chunks_done = self.bytes_done = 0
         self.changed_vectors = False
         self.sizer: Sizer | None | bool = False   # not made yet
+        self.key_prefix: str | None = None
+        self.eta: PieceEta | None = None
+        self._pool = None          # the embedding thread (concurrent.futures), while a run needs it
+        self._inflight: tuple | None = None   # (pending, keys, future) being embedded
+        self._recent: dict[bytes, np.ndarray] = {}   # the last embedded batch's vectors by key
+        self.embedding_now: str | None = None
 
     def _progress(self, phase: str, current: str | None = None) -> None:
         if self.progress_fn is not None:
+            eta = self.eta.figures() if self.eta is not None else None
             self.progress_fn(IndexProgress(
                 phase=phase, files_done=self.files_done, files_total=self.files_total,
                 chunks_done=self.chunks_done, bytes_done=self.bytes_done,
-                elapsed_s=time.monotonic() - self.t0, current_path=current))
+                elapsed_s=time.monotonic() - self.t0, current_path=current,
+                pieces_done=eta.pieces_done if eta else 0,
+                pieces_total=eta.pieces_total if eta else 0,
+                pieces_per_s=eta.pieces_per_s if eta else 0.0,
+                pieces_eta_s=eta.eta_s if eta else None, embedding_now=self.embedding_now))
 
     def _problem(self, path: str, state: str, reason: str, kind: str = "other") -> None:
         self.report.problems.append(FileProblem(path, state, reason, kind))  # type: ignore[arg-type]
@@ -104,6 +119,7 @@ class UpdateRun:
                 self._problem(skip.path, skip.state, skip.reason, skip.kind)
         gone = {p: r for p, r in existing.items() if p not in scan.candidates and p not in scan.skips}
         self.files_total = len(to_read)
+        self.eta = PieceEta(bytes_total=sum(c.size for c in to_read), clock=time.monotonic)
 
         if dry_run:
             report.would_index = sorted(c.path for c in to_read)
@@ -115,25 +131,31 @@ class UpdateRun:
             return report
 
         self._progress("scanning")   # listing done: files_total is known
+        self.eta.started()           # reading + embedding from here: the time the ETA plans
         pending = _Pending()
         for skip in changed_skips:
             pending.ops.append(self._skip_op(skip.path, skip.root, skip.state, skip.reason, skip.kind,
                                              skip.mtime_ns, skip.size, existing.get(skip.path)))
         movable = {r.sha256: r for r in gone.values() if r.state == "indexed" and r.sha256}
 
-        for cand in to_read:
-            if self.cancel is not None and self.cancel.is_set():
-                report.cancelled = True
-                break
-            self._read_one(cand, existing.get(cand.path), movable, gone, pending)
-            self.files_done += 1
-            self._progress("indexing", cand.path)
-            # commit groups of a few encode batches: long enough for sentence-transformers'
-            # length sorting to keep padding low, short enough to lose little on a crash
-            if pending.chunk_count >= 4 * self.options.batch_size:
-                self._flush(pending)
-                pending = _Pending()
-        self._flush(pending)
+        try:
+            for cand in to_read:
+                if self.cancel is not None and self.cancel.is_set():
+                    report.cancelled = True
+                    break
+                self._read_one(cand, existing.get(cand.path), movable, gone, pending)
+                self.files_done += 1
+                self._progress("indexing", cand.path)
+                # commit groups of a few encode batches: long enough for sentence-transformers'
+                # length sorting to keep padding low, short enough to lose little on a crash
+                if pending.chunk_count >= 4 * self.options.batch_size:
+                    self._flush(pending)
+                    pending = _Pending()
+            self._flush(pending)
+            self._commit_inflight()
+        except BaseException:
+            self._abandon_inflight()
+            raise
 
         if gone:
             deleted: list[int] = []
@@ -143,7 +165,7 @@ class UpdateRun:
             report.removed += len(gone)
             report.chunks_removed += len(deleted)
             self._mirror([], None, deleted)
-        if self.changed_vectors:
+        if self.changed_vectors and self.save_caches:
             self._progress("saving")
             self.vectors().save()
         report.elapsed_s = time.monotonic() - self.t0
@@ -183,6 +205,8 @@ class UpdateRun:
             self._skip_result(cand, skip, row, pending, 0, 0)
             return
         self.bytes_done += snap.size
+        if self.eta is not None:
+            self.eta.read(snap.size, 0)
         name = os.path.basename(cand.path)
         if row is not None and row.state == "indexed" and row.sha256 == snap.sha256:
             report.unchanged += 1   # touched, same content: only the stat changed
@@ -221,8 +245,19 @@ class UpdateRun:
                               row, pending, snap.mtime_ns, snap.size)
             return
         self._count_added(row)
+        pieces = self._pieces([embedding_text(c.title, c.text) for c in chunks])
         pending.files.append((snap, cand.root, chunks, row))
         pending.chunk_count += len(chunks)
+        pending.pieces += pieces
+        if self.eta is not None:
+            self.eta.read(0, pieces)
+
+    def _pieces(self, texts: list[str]) -> int:
+        """Word pieces the model reads for these texts ([CLS] and [SEP] included)."""
+        count = getattr(self.embedder, "count_tokens", None)
+        if count is None:                  # an embedder without a tokenizer: words
+            return sum(len(t.split()) + 2 for t in texts)
+        return sum(count(texts)) + 2 * len(texts)
 
     def _sizer(self) -> Sizer | None:
         """Chunks are sized in the embedder's word pieces (indexer/chunker.py)."""
@@ -286,14 +321,54 @@ class UpdateRun:
 
     # --- batches --------------------------------------------------------------------
     def _flush(self, pending: _Pending) -> None:
+        """Start embedding `pending` in the embedding thread, then commit the batch
+        embedded before it: the next files are read and parsed, and this batch is
+        committed (SQLite, BM25, HNSW), while the model works, so it never waits for them.
+        At most one batch is in flight: a crash loses it and the one being read."""
         if not pending:
             return
         texts = [embedding_text(c.title, c.text) for _, _, chunks, _ in pending.files for c in chunks]
+        keys = [text_key(self._key_prefix(), t) for t in texts]
+        job = None
         if texts:
+            if self._pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="embed-batch")
+            job = self._pool.submit(self._embed_new, texts, keys)
+        previous, self._inflight = self._inflight, (pending, keys, job)
+        if previous is not None:
+            self._commit(*previous)
+        if texts:
+            paths = [snap.path for snap, _, _, _ in pending.files]
+            more = f" and {len(paths) - 1} more files" if len(paths) > 1 else ""
+            self.embedding_now = f"{len(texts)} chunks of {paths[0]}{more}"
             self._progress("embedding")
-            vecs = self.embedder.encode(texts, batch_size=self.options.batch_size)
-        else:
-            vecs = np.zeros((0, 1), dtype=np.float32)
+
+    def _commit_inflight(self) -> None:
+        """Wait for the batch in flight and commit it (and stop the embedding thread)."""
+        previous, self._inflight = self._inflight, None
+        try:
+            if previous is not None:
+                self._commit(*previous)
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
+                self._pool = None
+
+    def _abandon_inflight(self) -> None:
+        """The run failed: let the batch in flight finish unseen, stop the thread."""
+        previous, self._inflight = self._inflight, None
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        if previous is not None and previous[2] is not None:
+            previous[2].exception()      # retrieved, so it is not reported as unhandled
+
+    def _commit(self, pending: _Pending, keys: list[bytes], job) -> None:  # noqa: ANN001 - a Future
+        vecs = job.result() if job is not None else np.zeros((0, 1), dtype=np.float32)
+        if self._inflight is None or self._inflight[0] is pending:
+            self.embedding_now = None
         out: dict[str, list[int]] = {"added": [], "deleted": [], "copied": []}
         with self.store.transaction(bump=True) as conn:
             pos = 0
@@ -305,7 +380,8 @@ class UpdateRun:
                                              reason=None, chunks=len(chunks))
                 rows = [(c.ord, c.title, c.text, c.start_line, c.end_line, c.page, c.char_start,
                          c.char_end) for c in chunks]
-                out["added"] += self.store.insert_chunks(conn, fid, rows, vecs[pos:pos + len(chunks)])
+                out["added"] += self.store.insert_chunks(conn, fid, rows, vecs[pos:pos + len(chunks)],
+                                                         keys[pos:pos + len(chunks)])
                 pos += len(chunks)
             for op in pending.ops:
                 op(conn, out)
@@ -315,10 +391,39 @@ class UpdateRun:
             added_ids += ids_part.tolist()
             parts.append(vecs_part)
         self._mirror(added_ids, np.vstack(parts) if parts else None, out["deleted"])
+        if self.eta is not None and pending.pieces:
+            self.eta.embedded(pending.pieces)
         self.chunks_done += len(out["added"]) + len(out["copied"])
         self.report.chunks_added += len(out["added"]) + len(out["copied"])
         self.report.chunks_removed += len(out["deleted"])
         self._progress("indexing")
+
+    def _key_prefix(self) -> str:
+        if self.key_prefix is None:
+            emb = self.embedder   # a wrapping test double may lack engine/window
+            self.key_prefix = (f"{emb.name}|{getattr(emb, 'engine', '')}|"
+                               f"{getattr(emb, 'window', '')}")
+        return self.key_prefix
+
+    def _embed_new(self, texts: list[str], keys: list[bytes]) -> np.ndarray:
+        """Vectors for `texts`: each distinct text is embedded once, and a text embedded
+        before (a stored chunk with the same key: an unchanged section of an edited file,
+        boilerplate repeated across files) reuses its stored vector."""
+        known = self.store.vectors_by_key(keys)
+        for key in keys:      # the batch before may not be committed yet
+            if key not in known and key in self._recent:
+                known[key] = self._recent[key]
+        todo: dict[bytes, str] = {}
+        for key, text in zip(keys, texts):
+            if key not in known and key not in todo:
+                todo[key] = text
+        if todo:
+            fresh = self.embedder.encode(list(todo.values()), batch_size=self.options.batch_size)
+            known.update(zip(todo, fresh))
+        self.report.chunks_embedded += len(todo)
+        self.report.chunks_reused += len(texts) - len(todo)
+        self._recent = known
+        return np.vstack([known[k] for k in keys]).astype(np.float32, copy=False)
 
     def _mirror(self, added: list[int], vecs: np.ndarray | None, deleted: list[int]) -> None:
         if not added and not deleted:

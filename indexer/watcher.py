@@ -42,6 +42,7 @@ class Watcher:
         self.max_batch = max_batch
         self.max_delay_s = max_delay_s
         self.root_check_s = root_check_s
+        self.save_after_s = 5.0   # quiet this long after a change: the HNSW/BM25 files are saved
         self.last_error: Exception | None = None
         self._pending: dict[str, float] = {}
         self._first_event = 0.0
@@ -99,6 +100,10 @@ class Watcher:
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=60)
         self._started = False
+        try:
+            self.index.save_caches()     # what the watcher changed, before the lock goes
+        except Exception as exc:         # SQLite has it all; the next open repairs the files
+            self.last_error = exc
         self.index.lock.release()
         if self in self.index._watchers:
             self.index._watchers.remove(self)
@@ -234,8 +239,13 @@ class Watcher:
                     wait = min(self.debounce_s - (now - self._last_event),
                                self.max_delay_s - (now - self._first_event))
                     self._cond.wait(max(0.01, wait))
+                elif self.index.caches_unsaved and now - self._last_event >= self.save_after_s:
+                    self._busy = True
+                    return ["<save>"]
                 else:
-                    self._cond.wait(max(0.01, min(1.0, self._next_root_check - now)))
+                    until_save = (self.save_after_s - (now - self._last_event)
+                                  if self.index.caches_unsaved else 1.0)
+                    self._cond.wait(max(0.01, min(1.0, self._next_root_check - now, until_save)))
             return None
 
     def _loop(self) -> None:
@@ -248,19 +258,21 @@ class Watcher:
                     self._rescan = False
                     report = self.index.update(None)
                     self.on_event(WatchEvent(paths=list(self._roots), report=report))
+                elif batch == ["<save>"]:
+                    self.index.save_caches()
                 elif batch == ["<roots>"]:
                     with self._cond:
                         self._check_requested = False
                     self._next_root_check = time.monotonic() + self.root_check_s
                     changed = self._changed_roots()
                     if changed:
-                        report = self.index.update(changed)
+                        report = self.index.update(changed, save_caches=False)
                         self.on_event(WatchEvent(paths=changed, report=report))
                 else:
                     roots = [r for r, _ in self.index.store.roots()]
                     batch = [p for p in batch if any(is_under(p, r) for r in roots)]
                     if batch:
-                        report = self.index.update(batch)
+                        report = self.index.update(batch, save_caches=False)
                         self.on_event(WatchEvent(paths=batch, report=report))
             except Exception as exc:   # keep watching; the caller decides how to show it
                 self.last_error = exc

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import threading
 import time
@@ -157,22 +158,24 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
 
 class _ProgressPrinter:
-    """One status line on stderr, redrawn at most 10 times a second."""
+    """One status line on stderr, redrawn at most 10 times a second, and at once when the
+    phase changes (the "embedding" line is the one on screen while a batch is encoded)."""
 
     def __init__(self) -> None:
         self.last = 0.0
+        self.phase = ""
         self.tty = sys.stderr.isatty()
 
     def __call__(self, p) -> None:  # IndexProgress
         now = time.monotonic()
-        if not self.tty or (now - self.last < 0.1 and p.phase != "done"):
+        if not self.tty or (now - self.last < 0.1 and p.phase == self.phase):
             return
-        self.last = now
-        eta = p.eta_s
-        eta_text = f", {eta:.0f}s left" if eta else ""
-        sys.stderr.write(
-            f"\r{p.phase}: {p.files_done}/{p.files_total} files, {p.chunks_done} chunks, "
-            f"{p.files_per_s:.1f} files/s{eta_text}\x1b[K")
+        self.last, self.phase = now, p.phase
+        from localrag.index_progress import index_progress_line
+
+        line = index_progress_line(p)
+        width = shutil.get_terminal_size((100, 24)).columns
+        sys.stderr.write("\r" + line[:max(20, width - 1)] + "\x1b[K")
         sys.stderr.flush()
 
     def finish(self) -> None:

@@ -65,13 +65,13 @@ class Reranker:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        from indexer.embedder import _usable_cpus  # noqa: F401
+        from indexer.model_env import usable_cpus
 
         tok = Tokenizer.from_file(str(self.model_dir / TOKENIZER_FILE))
         tok.no_padding()
         tok.enable_truncation(max_length=self.info.max_pieces, strategy="only_second")
         options = ort.SessionOptions()
-        options.intra_op_num_threads = self._threads or _usable_cpus()
+        options.intra_op_num_threads = self._threads or usable_cpus()
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3

@@ -107,3 +107,34 @@ def test_saved_reloaded_and_repaired_like_the_hnsw_file(make_index, tmp_path):
     third = make_index(index_dir=writer.index_dir)
     assert third.search("mizzen", k=1)[0].path.endswith("b.md")
     assert third._vectors_index().lexical_outcome == "rebuilt"
+
+
+def test_a_small_tail_is_saved_as_it_is_and_loads_with_the_same_scores(tmp_path, monkeypatch):
+    """A save after a few changed files (the watcher's) must not rewrite every posting:
+    compacting costs ~4 s at 200k chunks (bench/bench_scale.py). The tail is saved."""
+    import numpy as np
+
+    import indexer.bm25 as bm25
+
+    docs = {i: f"note {i} about the harbour crane and cargo number {i % 7}" for i in range(50)}
+    bm = _index(tmp_path, docs)
+    bm._compact()
+    bm.save()
+    bm.add_many([(100, "a new note about the lighthouse keeper"), (101, "cargo of the crane")])
+    bm.delete([3])
+    assert len(bm._tail) == 2
+    compactions = []
+    real = bm25.Bm25Index._compact
+    monkeypatch.setattr(bm25.Bm25Index, "_compact", lambda self: (compactions.append(1), real(self)))
+    bm.save()
+    assert compactions == []
+    again = Bm25Index(tmp_path)
+    assert again._load() and len(again._tail) == 2
+    # the postings are mapped, not read whole (2.7 s for 721 MB at 1M chunks)
+    assert isinstance(again._rows, np.memmap) and isinstance(again._tf, np.memmap)
+    for query in ("lighthouse keeper", "cargo crane", "note 3 harbour"):
+        assert np.allclose(again.scores(query), bm.scores(query))
+        assert again.search(query, 5) == bm.search(query, 5)
+    again.delete([5])                      # a mapped index still changes and compacts
+    again._compact()
+    assert again.search("note 5 harbour", 50) and 5 not in {c for c, _ in again.search("note 5", 50)}

@@ -210,7 +210,9 @@ def test_progress_and_cancel(make_index, tmp_path, index_options):
     import threading
 
     root = tmp_path / "docs"
-    write_corpus(root, 12, paragraphs=3)
+    # 30 files of 2 chunks: batches of 16 chunks; a batch is committed while the next one
+    # is embedded (updater._flush), so the first commit comes at the second batch
+    write_corpus(root, 30, paragraphs=3)
     idx = make_index(options=dataclasses.replace(index_options, batch_size=4))   # commits every 16 chunks
     idx.add_root(root)
     cancel = threading.Event()
@@ -226,9 +228,9 @@ def test_progress_and_cancel(make_index, tmp_path, index_options):
     assert {"scanning", "indexing", "embedding", "done"} <= {p.phase for p in seen}
     assert max(p.bytes_done for p in seen) > 0 and seen[-1].elapsed_s > 0
     indexed = idx.status().files_indexed
-    assert 0 < indexed < 12
+    assert 0 < indexed < 30
     report = idx.update()                                     # picks up the rest
-    assert report.added == 12 - indexed and idx.status().files_indexed == 12
+    assert report.added == 30 - indexed and idx.status().files_indexed == 30
 
 
 def test_a_new_chunk_size_rechunks_every_file(tmp_path, embedder, index_options):

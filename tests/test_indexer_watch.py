@@ -380,3 +380,44 @@ def test_one_process_indexes_while_another_searches(tmp_path, embedder, index_op
         proc.send_signal(__import__("signal").SIGINT)
         proc.wait(timeout=30)
         reader.close()
+
+
+def test_watcher_saves_the_caches_when_quiet_not_after_each_change(make_index, tmp_path):
+    """Writing the HNSW/BM25 files after every changed file costs seconds at 200k chunks
+    (bench/bench_scale.py); the watcher leaves them to SQLite until it is quiet or stops."""
+    import json
+
+    root = tmp_path / "docs"
+    write_corpus(root, 2)
+    idx = make_index()
+    idx.add_root(root)
+    idx.update()
+    meta = tmp_path / "index" / "vectors.json"
+
+    def saved_generation() -> int:
+        return json.loads(meta.read_text())["generation"]
+
+    watcher = idx.watch(lambda e: None, debounce_s=0.2)
+    watcher.save_after_s = 3600.0            # not while this test runs
+    try:
+        watcher.flush()
+        before = saved_generation()
+        (root / "note_0000.md").write_text("# Edited\n\nThe capybara relaxes in warm water.\n")
+        watcher.flush()
+        assert wait_until(lambda: idx.search("capybara", k=1)[0].path.endswith("note_0000.md"))
+        assert idx.caches_unsaved and saved_generation() == before     # SQLite only
+        watcher.save_after_s = 0.2            # quiet now: saved soon after
+        with watcher._cond:
+            watcher._cond.notify_all()
+        assert wait_until(lambda: saved_generation() == idx.store.generation())
+        assert not idx.caches_unsaved
+        (root / "note_0001.md").write_text("# Edited\n\nA wombat digs a burrow.\n")
+        watcher.save_after_s = 3600.0
+        watcher.flush()
+        assert wait_until(lambda: idx.search("wombat", k=1)[0].path.endswith("note_0001.md"))
+        assert saved_generation() < idx.store.generation()
+    finally:
+        watcher.stop()
+    assert saved_generation() == idx.store.generation()           # stop saves what is left
+    reopened = make_index()
+    assert reopened.search("wombat", k=1)[0].path.endswith("note_0001.md")

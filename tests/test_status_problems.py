@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from indexer import reading
-from indexer.store import Store, _migration_1
+from indexer.store import MIGRATIONS, Store, _migration_1
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -125,7 +125,7 @@ def test_migration_gives_old_rows_a_kind(tmp_path):
 
     store = Store(db_path)
     try:
-        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
         kinds = dict(store.conn.execute("SELECT path, reason_kind FROM files").fetchall())
         assert kinds == {"/d/a.png": "unsupported_type", "/d/b.md": "empty", "/d/c.pdf": "damaged",
                          "/d/d.md": "permission", "/d/node_modules": "ignored_folder",

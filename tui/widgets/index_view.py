@@ -10,6 +10,7 @@ from textual.widgets import DataTable, ProgressBar, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from indexer.records import FileProblem, IndexProgress, IndexReport, IndexStatus, ProblemGroup, WatchEvent
+from localrag.index_progress import index_progress_line
 from localrag.model_files import duration
 
 PAGE = 200
@@ -20,14 +21,8 @@ _duration = duration
 
 
 def progress_summary(p: IndexProgress) -> str:
-    """One line: phase, files, chunks, rate, time left."""
-    total = f"/{p.files_total}" if p.files_total else ""
-    parts = [f"{p.phase} {p.files_done}{total} files", f"{p.chunks_done} chunks"]
-    if p.elapsed_s > 0:
-        parts.append(f"{p.files_per_s:.1f} files/s")
-    if p.phase != "done" and p.files_total:
-        parts.append(f"{_duration(p.eta_s)} left")
-    return " · ".join(parts)
+    """One line: phase, files, word pieces, rate, time left, what is embedded now."""
+    return index_progress_line(p)
 
 
 def report_summary(report: IndexReport) -> str:
@@ -66,7 +61,9 @@ class IndexProgressView(Vertical):
     def show_progress(self, progress: IndexProgress, *, paused: bool = False) -> None:
         self.display = True
         bar = self.query_one(ProgressBar)
-        if progress.files_total:
+        if progress.pieces_total:     # word pieces: what the time goes into (indexer/eta.py)
+            bar.update(total=progress.pieces_total, progress=progress.pieces_done)
+        elif progress.files_total:
             bar.update(total=progress.files_total, progress=progress.files_done)
         line = progress_summary(progress)
         if paused:

@@ -1,0 +1,118 @@
+"""Embedding throughput side by side, in word pieces per second: prints figures, asserts nothing.
+
+    python bench/bench_embed_speed.py [--chunks 256] [--rounds 3] [--fused]
+
+Real chunk texts (the kernel docs slice of bench/retrieval_data.py, chunked as the index
+chunks them) are encoded by each variant in turn, round after round (the machine is
+shared and noisy: variants are interleaved and the best round of each is printed):
+
+  main         the layout before issue 19: one batch at a time on every core
+  streams      indexer.embedder.thread_layout's default (one thread per batch, a batch
+               per core, up to 4)
+  fused        (--fused) onnxruntime.transformers' BERT fusion (Attention, SkipLayerNorm,
+               BiasGelu) before the same int8 quantisation, with the default layout;
+               numerics change, so its cosine to main is printed too
+
+Vectors of `streams` equal main's (the same batches, only run at once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def real_chunks(embedder, n: int) -> list[str]:
+    from bench.retrieval_data import corpus
+    from indexer.chunker import chunk_document, embedding_text, sizer_for
+    from indexer.parsers import parse_bytes
+
+    sizer = sizer_for(embedder, 0)
+    texts: list[str] = []
+    for f in corpus("kernel", every=8).files:
+        doc = parse_bytes(f.read_bytes(), ext=".txt", name=f.name)
+        texts += [embedding_text(c.title, c.text)
+                  for c in chunk_document(doc, file_name=f.name, chunk_words=200, sizer=sizer)]
+        if len(texts) >= n:
+            break
+    return texts[:n]
+
+
+def fused_session(embedder, threads: int):
+    """The fused, int8-quantised export, written once into a temporary folder."""
+    import onnx
+    import onnxruntime as ort
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.transformers import optimizer
+
+    from indexer.embedder import Embedder
+
+    plain = Embedder(backend="onnx")
+    plain._load_onnx()
+    tmp = Path(tempfile.mkdtemp(prefix="fused_"))
+    model = optimizer.optimize_model(str(plain.onnx_path()), model_type="bert", num_heads=12,
+                                     hidden_size=embedder.dim, opt_level=1, use_gpu=False)
+    model.save_model_to_file(str(tmp / "fused.onnx"))
+    quantize_dynamic(str(tmp / "fused.onnx"), str(tmp / "fused.int8.onnx"), weight_type=QuantType.QInt8,
+                     per_channel=True, extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    return ort.InferenceSession(str(tmp / "fused.int8.onnx"), options, providers=["CPUExecutionProvider"])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--chunks", type=int, default=256)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--fused", action="store_true")
+    args = ap.parse_args()
+
+    import numpy as np
+
+    from indexer.embedder import Embedder
+    from indexer.model_env import usable_cpus
+
+    variants = {"main": Embedder(backend="onnx-int8", streams=1),
+                "streams": Embedder(backend="onnx-int8")}
+    texts = real_chunks(variants["main"], args.chunks)
+    pieces = sum(len(e.ids) for e in variants["main"].tokenizer().encode_batch(texts)) + 2 * len(texts)
+    print(f"{len(texts)} kernel chunks, {pieces} word pieces, {usable_cpus()} cores; layouts: "
+          + ", ".join(f"{n} {e.streams}x{e.threads_per_stream}" for n, e in variants.items()), flush=True)
+    if args.fused:
+        fused = Embedder(backend="onnx-int8")
+        fused._load_onnx()
+        fused._session = fused_session(fused, fused.threads_per_stream)
+        variants["fused"] = fused
+    vectors = {}
+    for name, emb in variants.items():       # warm up (and load) outside the timing
+        vectors[name] = emb.encode(texts[:64])
+    times: dict[str, list[float]] = {n: [] for n in variants}
+    for r in range(args.rounds):
+        for name, emb in variants.items():
+            t = time.perf_counter()
+            vectors[name] = emb.encode(texts, batch_size=64)
+            times[name].append(time.perf_counter() - t)
+        print(f"round {r + 1}: " + ", ".join(f"{n} {pieces / times[n][-1]:.0f}" for n in variants),
+              flush=True)
+    base = min(times["main"])
+    for name in variants:
+        cos = (vectors[name] * vectors["main"]).sum(axis=1)
+        print(f"{name:8s} best {pieces / min(times[name]):6.0f} wp/s  median "
+              f"{pieces / statistics.median(times[name]):6.0f} wp/s  x{base / min(times[name]):.2f} "
+              f"vs main (best rounds)  cosine to main: mean {float(np.mean(cos)):.5f} "
+              f"min {float(np.min(cos)):.5f}")
+
+
+if __name__ == "__main__":
+    main()
