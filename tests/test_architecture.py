@@ -67,11 +67,16 @@ def test_help_imports_nothing_heavy() -> None:
 
 
 def _first_party_imports(path: Path, packages: set[str]) -> set[str]:
-    """Every first-party module `path` imports, at its top or inside a function."""
+    """Every first-party module `path` imports at run time, at its top or inside a
+    function (imports under `if TYPE_CHECKING:` only name types for checkers)."""
     import ast
 
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", "")) == "TYPE_CHECKING":
+            node.body = []
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -119,11 +124,7 @@ def test_no_import_circles() -> None:
     for v in sorted(graph):
         if v not in index:
             visit(v)
-    # older circles, each through a lazy import, left for their own change
-    known = [["indexer.index", "indexer.watcher"]]
-    # tui's screens name the app in `if TYPE_CHECKING:` imports only
-    new = [c for c in circles if c not in known and not all(m.startswith("tui") for m in c)]
-    assert not new, f"import circles: {new}"
+    assert not circles, f"import circles: {circles}"
 
 
 def test_the_circle_check_catches_markup_and_parsers(tmp_path: Path) -> None:
