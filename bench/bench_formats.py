@@ -1,10 +1,15 @@
-"""Retrieval over a mixed personal folder: mail, office files, an e-book, a notebook and
-notes, generated with each format's own library. Prints recall@5 per format (does the
-passage that holds the answer come back in the top 5, cited by the right unit?).
+"""Retrieval over a mixed personal folder: mail, office files, e-books, notebooks, RTF,
+notes and PDFs. Prints recall@5 and @10 per format (does a passage of the right file that
+holds the answer come back in the top k?), how often that passage also names the right
+unit (subject, page, slide, sheet, chapter, cell, heading, line), and the same recall for
+the dense and the lexical side alone.
 
-    python bench/bench_formats.py            # writes bench/data/personal/ (ignored by git)
+    python bench/bench_formats.py            # the personal corpus: bench/personal_corpus.py
+                                             # builds bench/out/personal/ from Debian docs,
+                                             # questions in bench/data/personal/questions.jsonl
+    python bench/bench_formats.py --toy      # the 13 generated toy facts (a smoke check)
 
-Asserts nothing; the folder is regenerated on every run.
+Asserts nothing; the folders are regenerated on every run (both git-ignored).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import io
 import mailbox
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -24,7 +30,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-FOLDER = ROOT / "bench" / "data" / "personal"
+FOLDER = ROOT / "bench" / "out" / "formats-toy"
 
 # (file, unit the citation must name, fact, question)
 FACTS = [
@@ -138,7 +144,7 @@ def build(folder: Path) -> None:
     (folder / "notes.md").write_text(f"# Notes\n\n## Bike\n\n{FACTS[12][2]}\n\n## Misc\n\n{FILLER[2]}\n")
 
 
-def main() -> None:
+def main_toy() -> None:
     from indexer.embedder import Embedder
     from indexer.index import Index
     from indexer.options import IndexOptions
@@ -168,5 +174,133 @@ def main() -> None:
     print(f"{'all':8} {len(total):9}  {sum(total) / len(total):.2f}")
 
 
+def _norm(s: str) -> str:
+    return " ".join(s.split()).lower()
+
+
+def unit_named(q: dict, title: str, text: str, page: int | None, start: int | None, end: int | None, *,
+               strict: bool = False) -> bool:
+    """Does the passage's citation name the question's unit? Not `strict`: a section
+    heading inside the passage's text counts too (a small section merged into the chunk
+    that starts at its parent section, whose heading is then the title)."""
+    unit = q["unit"]
+    if not unit:                                   # RTF: the file is the citation
+        return True
+    if unit.startswith("page "):
+        return page == int(unit.split()[1])
+    if unit.startswith("line "):
+        n = int(unit.split()[1])
+        return start is not None and end is not None and start <= n <= end
+    parts = [p.strip() for p in title.split(">")]
+    if unit.startswith(("Slide ", "Chapter ", "cell ")):   # "Slide 3: Title", "cell 4-6"
+        m = re.match(r"(Slide|Chapter|cell)s? (\d+)", unit)
+        for p in parts:
+            pm = re.match(rf"{m.group(1)}s? (\d+)(?:\D+(\d+))?", p)
+            if pm and int(pm.group(1)) <= int(m.group(2)) <= int(pm.group(2) or pm.group(1)):
+                return True
+        return False
+    if unit in title:
+        return True
+    return (not strict and q["format"] in ("docx", "odt", "md", "epub", "html")
+            and _norm(unit) in _norm(text))
+
+
+def main_personal(args) -> None:  # noqa: ANN001
+    import json
+    import time
+
+    from bench.personal_corpus import DEFAULT, QUESTIONS, build
+    from indexer import search
+    from indexer.embedder import Embedder
+    from indexer.index import Index
+    from indexer.options import IndexOptions
+
+    folder = DEFAULT
+    counts = build(folder)
+    questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    print(f"corpus {folder.relative_to(ROOT)}: {sum(counts.values())} files {counts}; "
+          f"{len(questions)} questions")
+    depth = 10
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        idx = Index(Path(tmp) / "index", options=IndexOptions(), embedder=Embedder())
+        idx.add_root(folder)
+        report = idx.update()
+        secs = time.perf_counter() - t0
+        print(f"indexed {report.added} files, {report.chunks_added} chunks in {secs:.0f} s; problems: "
+              f"{[(p.path, p.reason) for p in report.problems]}")
+        vectors = idx._vectors_index()
+        for q in questions:
+            want = str((folder / q["file"]).resolve())
+            kp = _norm(q["key_phrase"])
+
+            def judge(rows: list[tuple], q=q, want=want, kp=kp) -> tuple[int | None, ...]:
+                """Ranks (1-based, None if not in the list) of the first passage of the file
+                holding the phrase, of the first such passage that also names the unit, and
+                of the first whose title (or page, lines) names it."""
+                hit = cited = titled = None
+                for rank, (path, title, text, start, end, page) in enumerate(rows, 1):
+                    if str(Path(path).resolve()) == want and kp in _norm(text):
+                        hit = hit or rank
+                        if cited is None and unit_named(q, title, text, page, start, end):
+                            cited = rank
+                        if titled is None and unit_named(q, title, text, page, start, end, strict=True):
+                            titled = rank
+                return hit, cited, titled
+
+            fused = [(h.path, h.title, h.text, h.start_line, h.end_line, h.page)
+                     for h in idx.search(q["question"], k=depth)]
+            row = {"id": q["id"], "format": q["format"], "question": q["question"], "file": q["file"],
+                   "top": [r[1] for r in fused[:3]]}
+            row["fused"], row["fused_cited"], row["fused_titled"] = judge(fused)
+            if args.sides:
+                qvec = idx.embedder.encode([q["question"]])[0]
+                dense, lexical = search.rankings(vectors, qvec, q["question"], depth)
+                for name, ids in (("dense", dense), ("lexical", lexical)):
+                    got = idx.store.fetch_chunks(list(ids))
+                    rows = [(got[c][1], got[c][2], got[c][3], got[c][4], got[c][5], got[c][6])
+                            for c in ids if c in got]
+                    row[name] = judge(rows)[0]
+            results.append(row)
+        idx.close()
+    out = ROOT / "bench" / "out" / "personal-results.json"
+    out.write_text(json.dumps(results, indent=1, ensure_ascii=False))
+
+    def rate(rows: list[dict], key: str, k: int) -> str:
+        return f"{sum(1 for r in rows if r.get(key) is not None and r[key] <= k) / len(rows):.2f}"
+
+    order = ["mbox", "eml", "maildir", "pdf", "docx", "odt", "xlsx", "ods", "pptx", "odp", "epub",
+             "ipynb", "rtf", "md", "txt"]
+    groups = {f: [r for r in results if r["format"] == f] for f in order}
+    groups["all"] = results
+    head = f"{'format':8} {'qs':>3}  {'R@5':>5} {'R@10':>5} {'cited@5':>7} {'title@5':>7}"
+    if args.sides:
+        head += f"  {'dense@5':>7} {'lex@5':>6}"
+    print(head)
+    for f, rows in groups.items():
+        if not rows:
+            continue
+        line = (f"{f:8} {len(rows):3}  {rate(rows, 'fused', 5):>5} {rate(rows, 'fused', 10):>5} "
+                f"{rate(rows, 'fused_cited', 5):>7} {rate(rows, 'fused_titled', 5):>7}")
+        if args.sides:
+            line += f"  {rate(rows, 'dense', 5):>7} {rate(rows, 'lexical', 5):>6}"
+        print(line)
+    for r in results:
+        if r["fused"] is None or r["fused"] > 5:
+            print(f"  miss@5 {r['id']} [{r['format']}] {r['question']!r}: rank {r['fused']}; top 3 {r['top']}")
+        elif r["fused_cited"] is None or r["fused_cited"] > 5:
+            print(f"  uncited {r['id']} [{r['format']}]: found at {r['fused']} but the unit is not named: "
+                  f"{r['top']}")
+    print(f"per-question ranks: {out.relative_to(ROOT)}")
+
+
 if __name__ == "__main__":
-    main()
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--toy", action="store_true", help="the 13 generated toy facts instead")
+    ap.add_argument("--no-sides", dest="sides", action="store_false",
+                    help="skip the dense-only and lexical-only figures")
+    a = ap.parse_args()
+    main_toy() if a.toy else main_personal(a)
