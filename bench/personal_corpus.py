@@ -168,8 +168,9 @@ def sentences(text: str, n: int) -> str:
 # --- mail -----------------------------------------------------------------------------------
 
 def git_message(rel: str) -> email.message.EmailMessage:
-    """The list message as a mail client saves it: its From/Subject/Date, a text/plain body.
-    (The files say "Content-type: text/asciidoc", a body the mail parser does not read as text.)"""
+    """The list message as a mail client saves it: its From/Subject/Date and its body, of the
+    text type the file declares ("Content-type: text/asciidoc"; the mail parser reads any
+    inline text/* body)."""
     from email.message import EmailMessage
 
     src = email.message_from_bytes((GIT / rel).read_bytes())
@@ -179,7 +180,7 @@ def git_message(rel: str) -> email.message.EmailMessage:
             m[h] = src[h]
     m["To"] = "git@vger.kernel.org"
     m["Message-ID"] = f"<{Path(rel).stem}@example.org>"
-    m.set_content(src.get_payload(), charset="utf-8")
+    m.set_content(src.get_payload(), subtype=src.get_content_subtype(), charset="utf-8")
     return m
 
 

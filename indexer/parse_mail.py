@@ -42,6 +42,16 @@ def _encrypted(msg) -> bool:  # noqa: ANN001
     return ctype in ("multipart/encrypted", "application/pkcs7-mime", "application/x-pkcs7-mime")
 
 
+def _other_text(msg):  # noqa: ANN001, ANN202 - email.message.EmailMessage
+    """The first inline text part of another kind (text/asciidoc, text/x-diff, text/markdown,
+    ...): git's mailed patches and howtos say `Content-type: text/asciidoc`, and without
+    this only their headers were indexed."""
+    for part in msg.walk():
+        if part.get_content_maintype() == "text" and part.get_content_disposition() != "attachment":
+            return part
+    return None
+
+
 def add_message(out: DocBuilder, msg, *, unit: int, line: int | None, ocr: bool,  # noqa: ANN001
                 depth: int, parse: Parse | None) -> None:
     """The message's headers, body and readable attachments as blocks of one unit."""
@@ -59,7 +69,7 @@ def add_message(out: DocBuilder, msg, *, unit: int, line: int | None, ocr: bool,
         out.add("(encrypted message: only its headers are indexed)", "text", head, unit=unit, line=line)
         return
     try:
-        body = msg.get_body(preferencelist=("plain", "html"))
+        body = msg.get_body(preferencelist=("plain", "html")) or _other_text(msg)
     except Exception:
         body = None
     if body is not None:

@@ -19,6 +19,13 @@ def scanned_reason() -> str:
     return f"scanned: no text layer (the pages are images); {OCR_HOW}"
 
 
+LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi",
+                           "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st"})
+"""Typeset ligatures as the letters they join: a PDF's text layer often keeps the glyph
+(U+FB01 for "fi"), and then a search for "configuration" would never match the
+"conﬁguration" of fontconfig's or bzip2's manual (bench/bench_formats.py found it)."""
+
+
 def parse_pdf(data: bytes, *, ocr: bool = False) -> ParsedDoc:
     """Text layer of each page; blocks never span pages (chunks inherit that). `ocr`:
     pages without a text layer are read by OCR (rapidocr, the optional `[ocr]` extra)."""
@@ -42,6 +49,7 @@ def parse_pdf(data: bytes, *, ocr: bool = False) -> ParsedDoc:
     for number, page in enumerate(pages, start=1):
         try:
             text = (page.extract_text() or "").replace("\r\n", "\n").replace("\x00", "")
+            text = text.translate(LIGATURES)
         except Exception:  # one bad page must not lose the others
             text = ""
         text = text.strip()

@@ -48,6 +48,24 @@ def test_eml_is_cited_by_subject_sender_and_date_with_its_attachments(tmp_path):
     assert all(c.start_line == 1 for c in chunks)
 
 
+def test_a_mail_body_of_another_text_type_is_read():
+    """git's mailed howtos say `Content-type: text/asciidoc`: the body is text all the same
+    (only the headers were indexed before)."""
+    raw = ("From: Junio <gitster@example.org>\nSubject: Maintaining git\n"
+           "Date: Tue, 05 Mar 2024 10:00:00 +0000\nMIME-Version: 1.0\n"
+           "Content-type: text/asciidoc\n\nThe maintainer tags a release from the master branch.\n")
+    text = "\n".join(c.text for c in chunks_of(raw.encode(), ".eml", "howto"))
+    assert "tags a release from the master branch" in text
+
+
+def test_pdf_ligatures_are_read_as_their_letters():
+    """Helvetica's 'fi' and 'fl' glyphs (StandardEncoding 0o256, 0o257): pypdf gives U+FB01
+    and U+FB02, which no typed query matches."""
+    pdf = make_pdf(["The conQQFIguration QQFLows here."]).replace(b"QQFI", b"\\256").replace(b"QQFL", b"\\257")
+    doc = parse_bytes(pdf, ext=".pdf")
+    assert "The configuration flows here." in doc.text
+
+
 def test_mbox_messages_are_units_cited_at_their_line(tmp_path):
     path = tmp_path / "inbox.mbox"
     box = mailbox.mbox(str(path))
