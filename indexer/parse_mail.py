@@ -185,8 +185,19 @@ def parse_mbox_file(path: str, *, ocr: bool = False, parse: Parse | None = None)
         raise FileSkip("error", f"cannot read MBOX: {short(exc)}", "damaged") from None
 
 
+MAILDIR_NAME = re.compile(r"\d{9,}\.[^/]+")
+"""A Maildir message's name: its delivery time in seconds, a dot, a unique part and the
+host, then maybe ':2,' and flags (`1700000000.M0P1.laptop:2,S`)."""
+
+
 def is_maildir_message(path: str) -> bool:
-    """A file in a Maildir's cur/ or new/ folder (next to tmp/): one message, no extension."""
+    """A file named like a message in a Maildir's cur/ or new/ folder (next to tmp/). Any
+    other file there (a project's `new/notes.md`, `cur/report.pdf`) keeps its own parser."""
+    from indexer.options import BASIC_EXTENSIONS
+
     folder = os.path.dirname(path)
+    name = os.path.basename(path)
     return (os.path.basename(folder) in ("cur", "new")
+            and MAILDIR_NAME.fullmatch(name) is not None
+            and os.path.splitext(name)[1].lower() not in BASIC_EXTENSIONS
             and os.path.isdir(os.path.join(os.path.dirname(folder), "tmp")))

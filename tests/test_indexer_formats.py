@@ -114,11 +114,21 @@ def test_maildir_messages_are_read_as_mail(tmp_path):
 
     md = mailbox.Maildir(str(tmp_path / "Mail"))
     md.add(message("Trip", "dee@example.org", "The train leaves at 7."))
+    md.add(message("Seen", "dee@example.org", "Read already."))
     md.close()
+    for sub in ("cur", "new"):   # a project that happens to have new/, cur/ and tmp/
+        (tmp_path / "proj" / sub).mkdir(parents=True)
+    (tmp_path / "proj" / "tmp").mkdir()
+    (tmp_path / "proj" / "new" / "notes.md").write_text("# Plans\n\nThe new plan.\n")
+    (tmp_path / "proj" / "cur" / "1700000000.draft.txt").write_text("Current draft.\n")
     found = walk.scan([(str(tmp_path), str(tmp_path))], IndexOptions())
-    (cand,) = found.candidates.values()
-    assert cand.ext == ".eml" and "/Mail/new/" in cand.path
-    assert "The train leaves at 7." in parse_bytes(Path(cand.path).read_bytes(), ext=".eml").text
+    exts = {os.path.relpath(c.path, tmp_path).split(os.sep)[0] + "/" + c.ext
+            for c in found.candidates.values()}
+    assert exts == {"Mail/.eml", "proj/.md", "proj/.txt"}
+    mails = [c for c in found.candidates.values() if "/Mail/new/" in c.path]
+    assert len(mails) == 2
+    assert any("The train leaves at 7." in parse_bytes(Path(c.path).read_bytes(), ext=".eml").text
+               for c in mails)
 
 
 # --- OpenDocument ------------------------------------------------------------------------
