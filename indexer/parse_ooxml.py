@@ -212,7 +212,10 @@ def parse_xlsx(data: bytes) -> ParsedDoc:
             try:
                 first_row = sheet.min_row or 1
                 first_col = sheet.min_column or 1
-                for r, values in enumerate(sheet.iter_rows(values_only=True), start=first_row):
+                # ask for the rows from the first used cell, so the numbering matches
+                # (iter_rows() alone starts at A1 whatever the sheet's dimensions say)
+                for r, values in enumerate(sheet.iter_rows(min_row=first_row, min_col=first_col,
+                                                           values_only=True), start=first_row):
                     cols = [(c, v) for c, v in enumerate(values, start=first_col)
                             if v is not None and str(v).strip()]
                     if cols:

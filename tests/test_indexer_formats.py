@@ -271,12 +271,15 @@ def test_xlsx_values_not_formulas_cited_by_sheet_and_range():
     log = book.create_sheet("Log")
     for i in range(30):
         log.append([f"day {i}", f"walked {i} km"])
+    late = book.create_sheet("Later")          # a table that starts at C3, not A1
+    late["C3"], late["D3"], late["C4"], late["D4"] = "Rent", 900, "Water", 38
     out = io.BytesIO()
     book.save(out)
     chunks = chunks_of(out.getvalue(), ".xlsx", "money")
     titles = [c.title for c in chunks]
     assert titles[0] == "money.xlsx > Budget > A1:B3"
     assert "money.xlsx > Log > A1:B20" in titles and "money.xlsx > Log > A21:B30" in titles
+    assert "money.xlsx > Later > C3:D4" in titles
     assert "Boiler | 420" in chunks[0].text and "SUM" not in chunks[0].text
 
 
