@@ -124,6 +124,23 @@ class Store:
             db = self._local.db = sqlite_utils.Database(self.conn)
         return db
 
+    def release_thread(self) -> None:
+        """Close the calling thread's connection, if it has one: a worker thread that ends
+        (the updater's embedding thread, one per run) must not leave it open until
+        close(), or a long-running watcher collects one per run."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            return
+        self._local.conn = None
+        self._local.db = None
+        with self._all_lock:
+            if conn in self._all:
+                self._all.remove(conn)
+        try:
+            conn.close()
+        except sqlite3.Error:
+            pass
+
     def close(self) -> None:
         with self._all_lock:
             for conn in self._all:

@@ -352,16 +352,19 @@ class UpdateRun:
             if previous is not None:
                 self._commit(*previous)
         finally:
-            if self._pool is not None:
-                self._pool.shutdown(wait=True)
-                self._pool = None
+            self._stop_pool()
+
+    def _stop_pool(self) -> None:
+        """End the embedding thread, closing the SQLite connection it opened."""
+        if self._pool is not None:
+            self._pool.submit(self.store.release_thread)
+            self._pool.shutdown(wait=True)
+            self._pool = None
 
     def _abandon_inflight(self) -> None:
         """The run failed: let the batch in flight finish unseen, stop the thread."""
         previous, self._inflight = self._inflight, None
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
+        self._stop_pool()
         if previous is not None and previous[2] is not None:
             previous[2].exception()      # retrieved, so it is not reported as unhandled
 

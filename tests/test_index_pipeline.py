@@ -58,3 +58,24 @@ def test_next_files_are_parsed_while_a_batch_is_embedded(tmp_path, embedder, ind
         assert idx.search("Paragraph 2 of file 17", k=1)[0].path.endswith("note_0017.md")
     finally:
         idx.close()
+
+
+def test_runs_do_not_collect_connections(tmp_path, embedder, index_options):
+    """Each run's embedding thread opens its own SQLite connection (stored vectors are
+    looked up there); it is closed when the thread ends, so a watcher that updates for days
+    does not run out of file handles."""
+    root = tmp_path / "docs"
+    write_corpus(root, 2, paragraphs=2)
+    idx = Index(tmp_path / "index", options=index_options, embedder=embedder)
+    try:
+        idx.add_root(root)
+        idx.update()
+        held = len(idx.store._all)
+        note = root / "note_0000.md"
+        for i in range(6):                     # six runs, each embedding a changed file
+            note.write_text(f"# Note\n\nRevision {i} of the otter survey.\n")
+            assert idx.update([str(note)]).updated == 1
+        assert len(idx.store._all) == held
+        assert "Revision 5" in idx.search("otter survey revision", k=1)[0].text
+    finally:
+        idx.close()
