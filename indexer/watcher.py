@@ -43,6 +43,8 @@ class Watcher:
         self.max_delay_s = max_delay_s
         self.root_check_s = root_check_s
         self.save_after_s = 5.0   # quiet this long after a change: the HNSW/BM25 files are saved
+        self._save_retry_at = 0.0   # after a failed save (a full disk): not before this
+        self._save_backoff = 0.0    # seconds until the next try; doubles per failure, to 5 min
         self.last_error: Exception | None = None
         self._pending: dict[str, float] = {}
         self._first_event = 0.0
@@ -239,11 +241,13 @@ class Watcher:
                     wait = min(self.debounce_s - (now - self._last_event),
                                self.max_delay_s - (now - self._first_event))
                     self._cond.wait(max(0.01, wait))
-                elif self.index.caches_unsaved and now - self._last_event >= self.save_after_s:
+                elif (self.index.caches_unsaved and now - self._last_event >= self.save_after_s
+                      and now >= self._save_retry_at):
                     self._busy = True
                     return ["<save>"]
                 else:
-                    until_save = (self.save_after_s - (now - self._last_event)
+                    until_save = (max(self.save_after_s - (now - self._last_event),
+                                      self._save_retry_at - now)
                                   if self.index.caches_unsaved else 1.0)
                     self._cond.wait(max(0.01, min(1.0, self._next_root_check - now, until_save)))
             return None
@@ -259,7 +263,13 @@ class Watcher:
                     report = self.index.update(None)
                     self.on_event(WatchEvent(paths=list(self._roots), report=report))
                 elif batch == ["<save>"]:
-                    self.index.save_caches()
+                    try:
+                        self.index.save_caches()
+                    except Exception:   # a full disk: say so, and try again later, not at once
+                        self._save_backoff = min(max(2 * self._save_backoff, self.save_after_s), 300.0)
+                        self._save_retry_at = time.monotonic() + self._save_backoff
+                        raise
+                    self._save_backoff = self._save_retry_at = 0.0
                 elif batch == ["<roots>"]:
                     with self._cond:
                         self._check_requested = False

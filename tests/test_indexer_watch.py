@@ -421,3 +421,36 @@ def test_watcher_saves_the_caches_when_quiet_not_after_each_change(make_index, t
     assert saved_generation() == idx.store.generation()           # stop saves what is left
     reopened = make_index()
     assert reopened.search("wombat", k=1)[0].path.endswith("note_0001.md")
+
+
+def test_a_failed_cache_save_is_retried_later_not_at_once(make_index, tmp_path):
+    """A save of the HNSW/BM25 files that fails (a full disk) is reported and tried again
+    after a pause that doubles, never in a loop. Lower bounds on the gaps only: a loaded
+    machine makes them longer, never shorter."""
+    from indexer.watcher import Watcher
+
+    root = tmp_path / "docs"
+    write_corpus(root, 1)
+    idx = make_index()
+    idx.add_root(root)
+    idx.update()
+    tries: list[float] = []
+
+    def full_disk() -> None:
+        tries.append(time.monotonic())
+        raise OSError(28, "No space left on device")
+
+    idx.save_caches = full_disk
+    errors = []
+    watcher = Watcher(idx, lambda e: None, on_error=errors.append)
+    watcher.save_after_s = 0.2
+    watcher.start()
+    try:
+        watcher.flush(timeout=120)                  # the start-up rescan
+        idx.caches_unsaved = True
+        assert wait_until(lambda: len(tries) >= 3, timeout=60)
+    finally:
+        idx.caches_unsaved = False
+        watcher.stop()
+    assert tries[1] - tries[0] >= 0.2 and tries[2] - tries[1] >= 0.4
+    assert all(isinstance(e, OSError) for e in errors) and len(errors) >= 3
