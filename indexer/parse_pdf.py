@@ -15,8 +15,18 @@ OCR_HOW = ('to read it by OCR: `pip install "localrag[ocr]"`, then '
            '`localrag settings --set ocr true` and index again')
 
 
+OCR_MISSING = "scanned: no text layer, and OCR is on but its package is not installed"
+
+
 def scanned_reason() -> str:
     return f"scanned: no text layer (the pages are images); {OCR_HOW}"
+
+
+def ocr_may_read(reason: str) -> bool:
+    """Whether a scan skipped for this reason is worth reading again once OCR is on: it
+    was skipped with OCR off, or with its package missing (then installed, as the reason
+    said). One that OCR already read and found blank is not read again."""
+    return reason.startswith(scanned_reason()) or reason.startswith(OCR_MISSING)
 
 
 LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi",
@@ -68,8 +78,7 @@ def parse_pdf(data: bytes, *, ocr: bool = False) -> ParsedDoc:
         pos += len(text)
     if not blocks:
         if ocr and reader_ocr is not None and reader_ocr.missing:
-            raise FileSkip("skipped", f"scanned: no text layer, and OCR is on but its package "
-                           f"is not installed: `pip install \"localrag[ocr]\"`", "no_text")
+            raise FileSkip("skipped", f"{OCR_MISSING}: `pip install \"localrag[ocr]\"`", "no_text")
         if ocr:
             raise FileSkip("skipped", "scanned: no text layer, and OCR found no text on its "
                            "pages", "no_text")

@@ -21,7 +21,7 @@ from indexer.chunker import Chunk, Sizer, chunk_document, embedding_text, sizer_
 from indexer.embedder import Embedder
 from indexer.eta import PieceEta
 from indexer.options import IndexOptions
-from indexer.parse_pdf import scanned_reason
+from indexer.parse_pdf import ocr_may_read
 from indexer.parsers import STREAMED_EXT, parse_bytes, parse_path, parser_name
 from indexer.reasons import printable
 from indexer.records import FileProblem, IndexProgress, IndexReport
@@ -181,9 +181,9 @@ class UpdateRun:
         return row.state == "skipped" and row.reason_kind in self._WALKER_KINDS
 
     def _ocr_now(self, row: FileRow) -> bool:
-        """A scanned PDF skipped while OCR was off is read again once it is on."""
-        return (self.options.ocr and row.reason_kind == "no_text"
-                and (row.reason or "").startswith(scanned_reason()[:30]))
+        """A scanned PDF skipped while OCR was off (or its package missing) is read again
+        once it is on."""
+        return self.options.ocr and row.reason_kind == "no_text" and ocr_may_read(row.reason or "")
 
     # --- per file -------------------------------------------------------------------
     def _read_one(self, cand: walk.Candidate, row: FileRow | None, movable: dict[str, FileRow],

@@ -8,6 +8,7 @@ import io
 import json
 import mailbox
 import os
+import sys
 import zipfile
 
 import pytest
@@ -181,3 +182,25 @@ def test_files_once_unsupported_and_scans_once_skipped_are_read_when_they_can_be
     assert got["scan.pdf"][0] == "skipped" and "OCR" in got["scan.pdf"][1]
     assert not got["scan.pdf"][1].startswith("scanned: no text layer (")   # read again, with OCR
     assert new.update().unchanged == 2                                         # and then left alone
+
+
+def test_a_scan_skipped_for_a_missing_ocr_package_is_read_once_it_is_installed(
+        tmp_path, make_index, monkeypatch):
+    """The reason says `pip install "localrag[ocr]"`; after that the unchanged PDF is read."""
+    pytest.importorskip("rapidocr_onnxruntime")   # the [ocr] extra; [test] installs it
+    from indexer.options import IndexOptions
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "scan.pdf").write_bytes(make_pdf([""]))
+    idx = make_index(IndexOptions(chunk_words=60, ocr=True))
+    idx.add_root(root)
+    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)   # not installed: import fails
+    idx.update()
+    (reason,) = idx.store.conn.execute("SELECT reason FROM files").fetchone()
+    assert "its package is not installed" in reason and 'pip install "localrag[ocr]"' in reason
+    monkeypatch.delitem(sys.modules, "rapidocr_onnxruntime")           # installed now
+    assert idx.update().unchanged == 0
+    (reason,) = idx.store.conn.execute("SELECT reason FROM files").fetchone()
+    assert reason.startswith("scanned: no text layer, and OCR found no text")   # read by OCR
+    assert idx.update().unchanged == 1                                           # then left alone
