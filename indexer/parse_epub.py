@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import posixpath
 import zipfile
+from urllib.parse import unquote
 from xml.etree import ElementTree as ET
 
 from indexer.documents import DocBuilder, ParsedDoc, short
@@ -47,7 +48,8 @@ def parse_epub(data: bytes) -> ParsedDoc:
     base = posixpath.dirname(opf_path)
     manifest = {item.get("id"): item for item in opf.iter(f"{_OPF}item")}
     spine = [manifest.get(ref.get("idref")) for ref in opf.iter(f"{_OPF}itemref")]
-    chapters = [posixpath.normpath(posixpath.join(base, item.get("href", "")))
+    # hrefs are URLs: "Chapter%201.xhtml" is the zip member "Chapter 1.xhtml"
+    chapters = [posixpath.normpath(posixpath.join(base, unquote(item.get("href", "").split("#")[0])))
                 for item in spine if item is not None and item.get("href")]
     if chapters and all(c in encrypted for c in chapters):
         raise FileSkip("error", "cannot read EPUB: the e-book is DRM-protected (its chapters "

@@ -35,9 +35,9 @@ FAULTS = [
     Fault("watch-burst", "the watcher hands each saved path to the index as its own update "
           "(a save burst is no longer one update)",
           "indexer/watcher.py",
-          "                    if batch:\n                        report = self.index.update(batch)\n"
+          "                    if batch:\n                        report = self.index.update(batch, save_caches=False)\n"
           "                        self.on_event(WatchEvent(paths=batch, report=report))",
-          "                    for one in batch:\n                        report = self.index.update([one])\n"
+          "                    for one in batch:\n                        report = self.index.update([one], save_caches=False)\n"
           "                        self.on_event(WatchEvent(paths=[one], report=report))",
           ("tests/test_indexer_watch.py::test_save_burst_is_one_update",)),
     Fault("arithmetic-cue", "'N times M' is no longer read as arithmetic, so 'What is 12 "

@@ -195,9 +195,13 @@ def test_odt_heading_path_ods_sheet_and_rows_odp_slides():
 
 # --- EPUB --------------------------------------------------------------------------------
 
-def make_epub(chapters: list[tuple[str, str]], *, encrypt: bool = False) -> bytes:
+def make_epub(chapters: list[tuple[str, str]], *, encrypt: bool = False,
+              stem: str = "ch") -> bytes:
     """An EPUB 3 as the format defines it: a zip with mimetype, container.xml, an OPF
-    package and one XHTML file per chapter."""
+    package and one XHTML file per chapter (named `stem` + number; the OPF's hrefs are
+    URLs, so a space is written %20 there)."""
+    from urllib.parse import quote
+
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as z:
         z.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
@@ -205,18 +209,18 @@ def make_epub(chapters: list[tuple[str, str]], *, encrypt: bool = False) -> byte
                    '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:'
                    'opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/book.opf" '
                    'media-type="application/oebps-package+xml"/></rootfiles></container>')
-        items = "".join(f'<item id="c{i}" href="text/ch{i}.xhtml" media-type="application/xhtml+xml"/>'
-                        for i in range(len(chapters)))
+        items = "".join(f'<item id="c{i}" href="{quote(f"text/{stem}{i}.xhtml")}" '
+                        'media-type="application/xhtml+xml"/>' for i in range(len(chapters)))
         refs = "".join(f'<itemref idref="c{i}"/>' for i in range(len(chapters)))
         z.writestr("OEBPS/book.opf",
                    '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
                    f'<metadata/><manifest>{items}</manifest><spine>{refs}</spine></package>')
         for i, (title, body) in enumerate(chapters):
-            z.writestr(f"OEBPS/text/ch{i}.xhtml",
+            z.writestr(f"OEBPS/text/{stem}{i}.xhtml",
                        f'<html xmlns="http://www.w3.org/1999/xhtml"><head><title>{title}</title></head>'
                        f"<body><h1>{title}</h1><p>{body}</p></body></html>")
         if encrypt:
-            refs = "".join(f'<EncryptedData><CipherData><CipherReference URI="OEBPS/text/ch{i}.xhtml"/>'
+            refs = "".join(f'<EncryptedData><CipherData><CipherReference URI="OEBPS/text/{stem}{i}.xhtml"/>'
                            "</CipherData></EncryptedData>" for i in range(len(chapters)))
             z.writestr("META-INF/encryption.xml", f"<encryption>{refs}</encryption>")
     return out.getvalue()
@@ -229,6 +233,8 @@ def test_epub_chapters_in_spine_order_with_headings():
     assert [c.title for c in chunks] == ["sea.epub > Chapter 1 > The Harbour",
                                          "sea.epub > Chapter 2 > The Storm"]
     assert "pier in two" in chunks[1].text
+    spaced = make_epub([("The Harbour", "Boats rest in the harbour at night.")], stem="Chapter ")
+    assert "harbour at night" in parse_bytes(spaced, ext=".epub").text   # href Chapter%200.xhtml
 
 
 # --- PowerPoint, Excel ---------------------------------------------------------------------
