@@ -1,0 +1,149 @@
+"""Issue 17: localrag's relevance model against annotators' labels on the corpora it never
+saw (postgres, debref; it is trained on kernel and git only). Prints figures, asserts nothing.
+
+    python bench/bench_relevance_model.py [--model-dir DIR]
+
+1. Units: every quote of the judged answers (bench/data/answers/answers-<corpus>.jsonl with
+   judged-answers-<corpus>.jsonl, RUBRIC-answers.md): AUC of "answers = yes" against the
+   rest, for the model, MiniLM's cosine and the quote scorer's stored score order.
+2. Passages: the fused top 5 of each natural question (bench/data/relevance/judged-*.jsonl,
+   RUBRIC-relevance.md): AUC of "answers" (2) vs the rest and of ">= related" vs not, for the
+   model on the passage's best-matching window, the model's best sentence of the passage,
+   and MiniLM's cosine.
+3. Scoring cost: ms per pair (sentences as quoted; 64-word windows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+CORPORA = ("postgres", "debref")
+
+
+def auc(pos, neg) -> float:  # noqa: ANN001
+    from critic_evaluation import auc as mann_whitney
+
+    got = mann_whitney(list(pos) + list(neg), [True] * len(pos) + [False] * len(neg))
+    return float("nan") if got is None else got
+
+
+def judged_units(name: str) -> list[dict]:
+    base = HERE / "data" / "answers"
+    answers = [json.loads(x) for x in (base / f"answers-{name}.jsonl").read_text().splitlines() if x.strip()]
+    judged = {d["qid"]: d for d in (json.loads(x) for x in
+                                    (base / f"judged-answers-{name}.jsonl").read_text().splitlines() if x.strip())}
+    out = []
+    for a in answers:
+        verdict = {u["unit"]: u for u in judged[a["qid"]]["units"]}
+        for u in a["units"]:
+            if u["origin"] != "quote" or not u.get("file"):
+                continue
+            v = verdict[u["unit"]]
+            out.append({"qid": a["qid"], "question": a["question"], "title": u["passage_title"],
+                        "text": u["text"], "yes": v["answers"] == "yes",
+                        "full": v["supported"] == "full", "shown": u["shown_as_answer"]})
+    return out
+
+
+def judged_passages(name: str) -> list[dict]:
+    base = HERE / "data" / "relevance"
+    rows = [json.loads(x) for x in (base / f"tojudge-{name}.jsonl").read_text().splitlines() if x.strip()]
+    labels = {(d["qid"], d["chunk_key"]): int(d["label"]) for d in
+              (json.loads(x) for x in (base / f"judged-{name}.jsonl").read_text().splitlines() if x.strip())}
+    return [{**r, "label": labels[(r["qid"], r["chunk_key"])]} for r in rows
+            if (r["qid"], r["chunk_key"]) in labels]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model-dir", default="")
+    args = ap.parse_args()
+    from indexer.embedder import Embedder
+    from indexer.passage_window import focus_window
+    from indexer.relevance_model import RelevanceModel, unit_text
+    from localrag.answering.generate import extract as ex
+
+    rm = RelevanceModel(args.model_dir or None)
+    emb = Embedder()
+    print(f"model: {rm.model_dir} ({json.loads((rm.model_dir / 'relevance.json').read_text()).get('version')})")
+    n_pairs, seconds = 0, 0.0
+    for name in CORPORA:
+        units = judged_units(name)
+        t0 = time.perf_counter()
+        prob = np.concatenate([rm.probabilities(u["question"], [unit_text(u["title"], "", u["text"])])
+                               for u in units])
+        seconds += time.perf_counter() - t0
+        n_pairs += len(units)
+        cos = np.array([float(np.dot(*emb.encode([u["question"], u["title"] + "\n" + u["text"]])))
+                        for u in units])
+        y = np.array([u["yes"] for u in units])
+        print(f"\n{name}: {len(units)} quoted units, {int(y.sum())} answer "
+              f"(annotators, RUBRIC-answers.md)")
+        print(f"  units AUC (answers=yes vs rest): model {auc(prob[y], prob[~y]):.3f}  "
+              f"cosine {auc(cos[y], cos[~y]):.3f}")
+        for u, p in zip(units, prob):
+            u["p"] = float(p)
+        passages = judged_passages(name)
+        win, best_sent, pcos = [], [], []
+        t0 = time.perf_counter()
+        for r in passages:
+            win.append(float(rm.probabilities(r["question"], [unit_text(r["title"], "", focus_window(
+                r["question"], r["text"]))])[0]))
+        seconds_win = time.perf_counter() - t0
+        for r in passages:
+            spans = ex.candidate_units(r["text"], question=r["question"]) or ex.sentence_spans(r["text"])
+            texts = [unit_text(r["title"], (ex.subject_of(r["text"], s).text
+                                            if ex.subject_of(r["text"], s) else ""), s.text) for s in spans]
+            best_sent.append(float(rm.probabilities(r["question"], texts).max()) if texts else 0.0)
+            v = emb.encode([r["question"], r["title"] + "\n" + r["text"]])
+            pcos.append(float(v[0] @ v[1]))
+        lab = np.array([r["label"] for r in passages])
+        print(f"  passages: {len(passages)} ({int((lab == 2).sum())} answer, {int((lab == 1).sum())} related)")
+        for key, vals in (("model, window", win), ("model, best sentence", best_sent), ("cosine", pcos)):
+            v = np.array(vals)
+            print(f"    {key:22s} AUC answers {auc(v[lab == 2], v[lab < 2]):.3f}   "
+                  f">= related {auc(v[lab >= 1], v[lab == 0]):.3f}")
+        print(f"  window scoring: {1000 * seconds_win / max(len(passages), 1):.1f} ms a passage")
+        roles(name, units)
+    print(f"\nsentence scoring: {1000 * seconds / max(n_pairs, 1):.1f} ms a unit (one at a time)")
+
+
+def roles(name: str, units: list[dict]) -> None:
+    """The share of ✔ answer units that answer if the model chose the roles among the units
+    the answers quoted (best unit answers when its probability clears `floor`; others within
+    `ratio` of it)."""
+    by_q: dict[str, list[dict]] = {}
+    for u in units:
+        by_q.setdefault(u["qid"], []).append(u)
+    print("  roles chosen by the model among the quoted units (floor, ratio: shown, answering, "
+          "questions answered):")
+    for floor in (0.0, 0.3, 0.5, 0.7):
+        for ratio in (0.5, 0.8, 1.0):
+            shown = yes = answered = 0
+            for us in by_q.values():
+                top = max(u["p"] for u in us)
+                pick = [u for u in us if top >= floor and u["p"] >= ratio * top]
+                shown += len(pick)
+                yes += sum(u["yes"] for u in pick)
+                answered += any(u["yes"] and u["full"] for u in pick)
+            print(f"    {floor:.1f} {ratio:.1f}: {shown:3d} shown, {yes / max(shown, 1):.2f} answer, "
+                  f"{answered}/{len(by_q)} answered")
+    old = [u for u in units if u["shown"]]
+    print(f"    as recorded (quote scorer + near ties): {len(old)} shown, "
+          f"{sum(u['yes'] for u in old) / max(len(old), 1):.2f} answer")
+
+
+if __name__ == "__main__":
+    main()

