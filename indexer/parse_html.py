@@ -64,27 +64,32 @@ def parse_html(html: str, *, main_content: bool = True) -> ParsedDoc:
         for tag in soup.find_all(class_=lambda c: c in _CHROME_CLASSES):
             tag.decompose()
     groups: list[tuple[object, list[str], int | None]] = []
+    for br in soup.find_all("br"):
+        br.replace_with("\n")
     for s in soup.find_all(string=True):
-        if isinstance(s, (Comment, Doctype, ProcessingInstruction)) or not s.strip():
+        if isinstance(s, (Comment, Doctype, ProcessingInstruction)):
             continue
         block = s.find_parent(lambda t: t.name in _HTML_BLOCKS)
         if groups and groups[-1][0] is block:
-            groups[-1][1].append(str(s))
-        else:
+            groups[-1][1].append(str(s))   # inline pieces join as the page shows them:
+        elif s.strip():                    # "<code>expr</code> IS NULL", "(<em>x</em>)"
             line = getattr(s.parent, "sourceline", None)
             groups.append((block, [str(s)], line))
     pieces: list[tuple[str, str, int | None]] = []     # (kind or "h<n>", text, line)
+    chrome: list[bool] = []                            # inside <nav>, <header>, ...
     for block, strings, line in groups:
         name = getattr(block, "name", "") or ""
         if name == "pre":
             piece = "".join(strings).strip("\n")
         else:
-            piece = " ".join(" ".join(strings).split())
+            piece = " ".join("".join(strings).split())
         if piece:
             kind = name if re.fullmatch(r"h[1-6]", name) else ("code" if name == "pre" else "text")
             pieces.append((kind, piece, line))
+            chrome.append(block is not None and (getattr(block, "name", "") in _CHROME or
+                                                 block.find_parent(_CHROME) is not None))
     if main is not None:
-        pieces = _main_pieces(pieces, main)
+        pieces = _main_pieces(pieces, main, chrome)
     parts: list[str] = []
     blocks: list[Block] = []
     stack: list[tuple[int, str]] = []
@@ -103,11 +108,21 @@ def parse_html(html: str, *, main_content: bool = True) -> ParsedDoc:
     return ParsedDoc("".join(parts), blocks, has_lines=False)
 
 
-def _main_pieces(pieces: list[tuple[str, str, int | None]], main: str
-                 ) -> list[tuple[str, str, int | None]]:
-    """The pieces whose words are in the main text; a heading stays when it is, or when
-    the text right after it does (extractors often drop the page's own title)."""
+def _main_pieces(pieces: list[tuple[str, str, int | None]], main: str,
+                 chrome: list[bool] | None = None) -> list[tuple[str, str, int | None]]:
+    """The pieces whose words are in the main text, and every piece between the first and
+    the last of those that is not inside <nav>, <header>, <footer> or <aside>: the main
+    content is one stretch of the page, and trafilatura garbles paragraphs with nested
+    inline markup (DocBook's <code><em><code>expr</code></em> IS NULL</code> comes out as
+    "exprexpr IS NULL", the rest of the paragraph lost), so such a paragraph never matches
+    its text although it is the content. A heading stays when it is matched, or when the
+    text right after it is kept (extractors often drop the page's own title)."""
     keep = [f" {_norm(p)} " in main if _norm(p) else False for _, p, _ in pieces]
+    chrome = chrome if chrome is not None else [False] * len(pieces)
+    hits = [i for i, k in enumerate(keep) if k]
+    if hits:
+        for i in range(hits[0], hits[-1] + 1):
+            keep[i] = keep[i] or (not chrome[i] and bool(_norm(pieces[i][1])))
     for i, (kind, _, _) in enumerate(pieces):
         if kind.startswith("h") and not keep[i]:
             nxt = next((j for j in range(i + 1, len(pieces)) if not pieces[j][0].startswith("h")), None)
