@@ -69,6 +69,8 @@ def judged_passages(name: str) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model-dir", default="")
+    ap.add_argument("--search", default="", help="also rerank search on these corpora "
+                    "(postgres,debref: the indexes of bench_retrieval.py)")
     args = ap.parse_args()
     from indexer.embedder import Embedder
     from indexer.passage_window import focus_window
@@ -118,6 +120,49 @@ def main() -> None:
         print(f"  window scoring: {1000 * seconds_win / max(len(passages), 1):.1f} ms a passage")
         roles(name, units)
     print(f"\nsentence scoring: {1000 * seconds / max(n_pairs, 1):.1f} ms a unit (one at a time)")
+    if args.search:
+        for name in args.search.split(","):
+            search_rerank(name, rm)
+
+
+def search_rerank(name: str, rm) -> None:  # noqa: ANN001
+    """Recall@5 of the product's search (Index.search, top 20) as it is, reordered by the
+    model (its probability on each passage's best-matching window), and by the reciprocal
+    rank fusion of both orders (no constant to choose)."""
+    from bench_relevance import index_dir
+    from bench_retrieval import LocalIndex
+    from retrieval_data import corpus, norm, questions
+
+    from indexer.passage_window import focus_window
+    from indexer.relevance_model import unit_text
+
+    local = LocalIndex(index_dir(name), "onnx-int8")
+    print(f"\nsearch, {name} (index {index_dir(name).name}), recall@5 / @10 of the top 20:")
+    for which in ("natural", "exact"):
+        qs = questions(corpus(name), which)
+        counts = {"search": [0, 0], "model": [0, 0], "rrf": [0, 0]}
+        t_model = 0.0
+        for q in qs:
+            ps = local.idx.search(q.question, k=20)
+            key = norm(q.key_phrase)
+            hit = [local.rel(p.path) == q.file and key in norm(p.text) and (
+                not q.in_source or key in norm(local.lines.span(p.path, p.start_line, p.end_line)))
+                for p in ps]
+            t0 = time.perf_counter()
+            prob = rm.probabilities(q.question, [unit_text(p.title, "", focus_window(q.question, p.text))
+                                                 for p in ps]) if ps else np.zeros(0)
+            t_model += time.perf_counter() - t0
+            by_model = sorted(range(len(ps)), key=lambda i: (-prob[i], i))
+            mrank = {i: r for r, i in enumerate(by_model)}
+            rrf = sorted(range(len(ps)), key=lambda i: (-(1 / (60 + i) + 1 / (60 + mrank[i])), i))
+            for key_, order in (("search", list(range(len(ps)))), ("model", by_model), ("rrf", rrf)):
+                counts[key_][0] += any(hit[i] for i in order[:5])
+                counts[key_][1] += any(hit[i] for i in order[:10])
+        n = max(len(qs), 1)
+        print(f"  {which:8s} ({len(qs)} q): " + "   ".join(
+            f"{k} {v[0] / n:.3f} / {v[1] / n:.3f}" for k, v in counts.items())
+            + f"   model {1000 * t_model / n:.0f} ms a query (20 windows)")
+    local.idx.close()
 
 
 def roles(name: str, units: list[dict]) -> None:

@@ -145,5 +145,12 @@ def shared_relevance_model() -> RelevanceModel:
         return _SHARED
 
 
-__all__ = ["RelevanceModel", "RelevanceModelMissing", "shared_relevance_model", "unit_text",
+def shipped_probabilities():  # noqa: ANN201 - Callable[[str, Sequence[str]], np.ndarray] | None
+    """The shipped model's `probabilities`, or None when its files are missing (a broken
+    install: answers then fall back to the quote scorer's roles)."""
+    model = shared_relevance_model()
+    return model.probabilities if model.available else None
+
+
+__all__ = ["shipped_probabilities", "RelevanceModel", "RelevanceModelMissing", "shared_relevance_model", "unit_text",
            "MODEL_DIR", "MODEL_FILE", "MAX_PIECES"]

@@ -322,3 +322,26 @@ def test_headings_reach_the_model_as_plain_lines() -> None:
     branch = model.detokenize(call.prefix + call.branches[0])
     assert "Health:" in branch and "Dentist:" in branch and "## " not in branch
     assert prompt_text(note.text).endswith("    # indented code stays\n#hashtag stays")
+
+
+def test_model_sentences_are_the_answer_only_when_the_relevance_model_says_they_answer():
+    """With the relevance model (issue 17), a supported model sentence that does not answer
+    is shown as context (›), never with the answer's ✔; the model reads it under its
+    passage's title."""
+    critic = StubCritic(support={("calendar.md", "Okafor"): "fully",
+                                 ("calendar.md", "9:30"): "fully"})
+    read: list[str] = []
+
+    def answers(question: str, texts: Sequence[str]) -> list[float]:
+        read.extend(texts)
+        return [0.9 if "Okafor" in t else 0.1 for t in texts]
+
+    ans = InstructEngine(scripted(), config=config(), critic=critic, answers=answers).answer(
+        "Who is my dentist?", retrieve=retriever(PASSAGES))
+    assert [(s.text, s.label, s.role) for s in ans.segments] == [
+        ("Your appointment is with Dr Okafor on 14 May.", "fully", "answer"),
+        ("It is at 9:30.", "fully", "context")]
+    assert read[0].startswith("calendar.md\n")
+    plain = InstructEngine(scripted(), config=config(), critic=critic).answer(
+        "Who is my dentist?", retrieve=retriever(PASSAGES))
+    assert [s.role for s in plain.segments] == ["answer", "answer"]   # no model: as before

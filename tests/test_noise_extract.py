@@ -224,3 +224,15 @@ def test_a_listing_of_commands_with_comments_is_never_a_sentence():
     intro = next(u for u in units if u.text.startswith("You can use git stash push --keep-index"))
     code = code_after(part, intro)
     assert code is not None and code.text.split("\n")[1].startswith("$ git add --patch foo")
+
+
+def test_a_sentence_cut_off_by_the_chunks_end_is_never_quoted():
+    """Annotators found quotes ending "... unless $HOME itself is on a" and "... named in":
+    the chunk ended mid-sentence. A last unit ending on a word no sentence ends on is not
+    a candidate; one ending in a full stop is."""
+    from localrag.answering.generate.extract import candidate_units
+
+    cut = "The daemon refuses to work on network mounts. It still works unless $HOME itself is on a"
+    assert [u.text for u in candidate_units(cut)] == ["The daemon refuses to work on network mounts."]
+    whole = "The daemon refuses to work on network mounts. The default is to fall back to a width of 80."
+    assert [u.text for u in candidate_units(whole)][-1] == "The default is to fall back to a width of 80."

@@ -55,3 +55,56 @@ def test_context_quotes_never_show_the_answers_mark():
     assert [s["role"] for s in js] == ["answer", "context"]
     again = answer_from_json(a.to_json())
     assert [s.role for s in again.segments] == ["answer", "context"]
+
+
+# --- with the relevance model (issue 17: a ✔ answer must answer) -----------------------------
+
+def test_with_the_relevance_model_only_what_it_finds_answering_is_the_answer():
+    from dataclasses import replace
+
+    from localrag.answering.generate.extract import ANSWER_MODEL_RELATIVE
+
+    quotes = [replace(_q(0.80, 0), answers=0.90), replace(_q(0.79, 10), answers=0.60),
+              replace(_q(0.95, 20), answers=0.30), replace(_q(0.6, 25, "after"), answers=0.30)]
+    assert ANSWER_MODEL_RELATIVE * 0.90 <= 0.60
+    # the scorer's best (0.95) is context: the model gives it 0.30, under the floor
+    assert answer_roles(quotes, floor=0.5) == [True, True, False, False]
+    # no quote the model finds answering: none is shown as the answer, not even the best
+    none = [replace(_q(0.8, 0), answers=0.3), replace(_q(0.7, 10), answers=0.1)]
+    assert answer_roles(none, floor=0.5) == [False, False]
+
+
+def _fake_embed(texts):
+    import zlib
+
+    import numpy as np
+
+    out = []
+    for t in texts:
+        rng = np.random.default_rng(zlib.crc32(t.encode()))
+        out.append(rng.normal(size=16))
+    return np.array(out, dtype=np.float32)
+
+
+def test_select_quotes_takes_the_relevance_models_best_with_title_and_subject():
+    from localrag.answering.generate.extract import select_quotes
+
+    text = ("max_wal_senders (integer)\n\n"
+            "Specifies the maximum number of concurrent connections from standby servers.\n\n"
+            "The default is ten. Sentences about other things fill this passage here.\n\n"
+            "Replication slots are described in another section of this manual.")
+    seen: list[list[str]] = []
+
+    def answers(question, texts):
+        seen.append(list(texts))
+        return [0.9 if "maximum number of concurrent" in t else 0.1 for t in texts]
+
+    quotes = select_quotes("how many standby servers can connect at once?", [text], _fake_embed,
+                           answers=answers, titles=["wal.html > Replication"])
+    main = [q for q in quotes if not q.context]
+    assert main[0].span.text.startswith("Specifies the maximum number of concurrent")
+    assert main[0].answers == 0.9 and all(q.answers is not None for q in quotes)
+    # the model read the sentence under its passage title and its subject line
+    read = next(t for t in seen[0] if "maximum number of concurrent" in t)
+    assert read.split("\n")[:2] == ["wal.html > Replication", "max_wal_senders (integer)"]
+    assert answer_roles(quotes, floor=0.5)[quotes.index(main[0])] is True

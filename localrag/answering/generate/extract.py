@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -23,6 +23,9 @@ from localrag.answering.judge.noise import is_code, is_markup, noise_kind
 from localrag.answering.label.units import dedent_lines, indent_width
 
 Embed = Callable[[list[str]], np.ndarray]
+AnswerProbability = Callable[[str, Sequence[str]], Sequence[float]]
+"""(question, unit texts) -> per text, the probability that it answers the question: the
+relevance model's (indexer.relevance_model, texts as its unit_text makes them)."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,8 @@ class Quote:
                         # with the chosen one so it can be read (reading_context)
     subject: Span | None = None   # the term or signature line the sentence describes
                                   # (subject_of), quoted before it as code
+    answers: float | None = None  # the relevance model's probability that it answers the
+                                  # question (None: no model; roles by the scorer alone)
 
 
 _CALLOUT = re.compile(r"(?:\s+<\d+>)+\s*$")      # AsciiDoc callouts: "$ git init   <1>"
@@ -434,13 +439,25 @@ class QuoteScorer:
         return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
 
 
+_CUT_OFF = re.compile(r"(?:\b(?:a|an|the|of|to|in|on|at|for|with|by|from|and|or|but|that|"
+                     r"which|is|are|be|as|than|its|their|your|our|this|these|if|when|via|"
+                     r"into|per|not|no)|[,;(\[{-])$", re.I)
+"""How a sentence cut off by the chunk's end ends: on a word that cannot end a sentence
+("... unless $HOME itself is on a", "... named in", "... allows a", "... (see")."""
+
+
 def candidate_units(text: str, *, question: str = "",
                     split: Callable[[str], list[Span]] = sentence_spans) -> list[Span]:
     """The units of a passage worth quoting: prose, not noise."""
     out: list[Span] = []
-    for span in split(text):
+    spans = split(text)
+    end = len(text.rstrip())
+    for span in spans:
         if span.start == 0 and span.text[:1].islower():
             continue                 # the passage starts mid-sentence (chunk overlap)
+        if span.end >= end and span is spans[-1] and len(spans) > 1 and \
+                _CUT_OFF.search(span.text) and code_after(text, span) is None:
+            continue                 # it ends mid-sentence: the chunk was cut there
         kind = noise_kind(span.text, question=question, earlier=[s.text for s in out])
         if kind is None or (kind == "filler" and code_after(text, span) is not None):
             out.append(span)         # "... like this:" is no filler when its code follows
@@ -481,24 +498,59 @@ def score_candidates(question: str, passages: Sequence[str], candidates: Sequenc
     return feats, [scorer.probability(f) for f in feats]
 
 
+RELEVANCE_POOL = 16
+"""The quote scorer's best candidates that the relevance model reads (about 10 ms each on
+2 cores). Annotators labelled the scorer's best 8 and 4 others drawn from the rest of each
+training question: of the 233 questions with an answering sentence among them, 11 had it only
+among the 4 drawn from beyond the scorer's best 8."""
+
+
 def select_quotes(question: str, passages: Sequence[str], embed: Embed, *,
                   relevance: Sequence[float] | None = None, max_quotes: int = 4,
                   min_score: float = 0.0, relative: float = RELATIVE_CUT,
                   scorer: QuoteScorer = QuoteScorer(),
-                  split: Callable[[str], list[Span]] = sentence_spans) -> list[Quote]:
+                  split: Callable[[str], list[Span]] = sentence_spans,
+                  answers: AnswerProbability | None = None,
+                  titles: Sequence[str] | None = None) -> list[Quote]:
     """The best `max_quotes` sentences of `passages` for `question`, best first, each
     with the code block it introduces (code_after) and the sentences it cannot be read
     without (reading_context: Quote.context "before" / "after", around it in file order).
 
     `relevance`: per passage, the critic's s_rel; sentences of passages judged
     irrelevant (s_rel < 0.5) are not quoted. Sentences whose probability is under
-    `min_score`, or under `relative` times the best one's, are not quoted either."""
+    `min_score`, or under `relative` times the best one's, are not quoted either.
+
+    `answers`: the relevance model. Given, it reads the scorer's best RELEVANCE_POOL
+    candidates (with their passage's title from `titles` and their subject line) and the
+    quotes are its best, each Quote.answers its probability."""
     candidates = candidates_of(question, passages, relevance=relevance, split=split)
     if not candidates:
         return []
     _, probs = score_candidates(question, passages, candidates, embed, scorer)
-    return pick_quotes(question, passages, candidates, probs, max_quotes=max_quotes,
-                       min_score=min_score, relative=relative, split=split)
+    if answers is None:
+        return pick_quotes(question, passages, candidates, probs, max_quotes=max_quotes,
+                           min_score=min_score, relative=relative, split=split)
+    pool = sorted(range(len(candidates)), key=lambda k: (-probs[k], k))[:RELEVANCE_POOL]
+    pool = [k for k in pool if probs[k] >= min_score]
+    texts = [answer_text(passages[candidates[k].passage], candidates[k].span,
+                         titles[candidates[k].passage] if titles else "") for k in pool]
+    said = [float(x) for x in answers(question, texts)] if texts else []
+    # the pool ordered by the model; the scorer's order breaks ties
+    model_probs = [0.0] * len(candidates)
+    for k, p in zip(pool, said):
+        model_probs[k] = p
+    chosen = pick_quotes(question, passages, [candidates[k] for k in pool],
+                         [model_probs[k] for k in pool], max_quotes=max_quotes, split=split)
+    return [replace(q, answers=q.score) for q in chosen]
+
+
+def answer_text(passage: str, span: Span, title: str = "") -> str:
+    """What the relevance model reads of a passage sentence: the passage's title, the
+    term or signature line the sentence describes (subject_of), the sentence."""
+    from indexer.relevance_model import unit_text
+
+    subject = subject_of(passage, span)
+    return unit_text(title, subject.text if subject else "", span.text)
 
 
 def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Candidate],
@@ -536,6 +588,12 @@ def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Can
     return quotes
 
 
+ANSWER_FLOOR = 0.5
+"""A quote (or a model sentence) is shown as the answer only when the relevance model gives
+it at least this probability of answering (placeholder until measured)."""
+ANSWER_MODEL_RELATIVE = 0.5
+"""... and at least this share of the best quote's probability."""
+
 ANSWER_RELATIVE = 0.97
 """A quote is shown as the answer when its probability is the best of the answer's, or
 within 3% of it (a near tie); the others are shown as context. Chosen on the TEST half of
@@ -560,13 +618,24 @@ def quote_groups(quotes: Sequence[Quote]) -> list[list[Quote]]:
     return groups
 
 
-def answer_roles(quotes: Sequence[Quote], *, relative: float = ANSWER_RELATIVE) -> list[bool]:
+def answer_roles(quotes: Sequence[Quote], *, relative: float = ANSWER_RELATIVE,
+                 floor: float | None = None) -> list[bool]:
     """Per quote: shown as the answer (True) or as context. A group (a quote and its reading
-    context) shares its quote's role; the best quote always answers."""
+    context) shares its quote's role.
+
+    With the relevance model's probabilities (Quote.answers), a quote answers when its
+    probability is at least `floor` (ANSWER_FLOOR) and within ANSWER_MODEL_RELATIVE of the
+    best: none answers when the model finds no answer among them. Without them, the best
+    quote by the scorer always answers, with its near ties (`relative`)."""
     groups = quote_groups(quotes)
     mains = [next((x for x in g if not x.context), g[0]) for g in groups]
     if not mains:
         return []
+    if all(m.answers is not None for m in mains):
+        floor = ANSWER_FLOOR if floor is None else floor
+        best = max(float(m.answers) for m in mains)
+        return [float(m.answers) >= floor and float(m.answers) >= ANSWER_MODEL_RELATIVE * best
+                for m, g in zip(mains, groups) for _ in g]
     best = max(m.score for m in mains)
     return [m.score >= relative * best for m, g in zip(mains, groups) for _ in g]
 
@@ -608,4 +677,5 @@ __all__ = ["Span", "Quote", "Candidate", "code_after", "subject_of", "sentence_s
            "select_quotes", "pick_quotes", "reading_context", "candidate_units",
            "candidates_of", "score_candidates", "AnswerScorer", "QuoteScorer",
            "ANSWER_FEATURES", "ANSWER_WEIGHTS", "question_terms", "fit_window",
-           "ANSWER_RELATIVE", "answer_roles", "quote_groups"]
+           "ANSWER_RELATIVE", "answer_roles", "quote_groups", "answer_text", "AnswerProbability",
+           "ANSWER_FLOOR", "ANSWER_MODEL_RELATIVE", "RELEVANCE_POOL"]

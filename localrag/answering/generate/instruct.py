@@ -36,10 +36,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from indexer.records import Passage
+from indexer.relevance_model import shipped_probabilities as shipped_answer_model, unit_text
 from localrag.answering.label.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
 from localrag.answering.judge.critics import Critic, Embed, SupportJudgement, choose_critic
 from localrag.errors import AnswerCancelled, LocalragError
-from localrag.answering.generate.extract import (Quote, Span, answer_roles, fit_window, line_at,
+from localrag.answering.generate.extract import (ANSWER_FLOOR, AnswerProbability, Quote, Span,
+                                                 answer_roles, fit_window, line_at,
                                                  select_quotes)
 from localrag.answering.judge.noise import near_repeat
 from localrag.answering.judge.model_critic import chat_tokens
@@ -178,7 +180,8 @@ class InstructEngine:
 
     def __init__(self, model: LanguageModel, *, config: EngineConfig, critic: Critic,
                  embed: Embed | None = None, max_quotes: int = 4, max_candidates: int = 2,
-                 fit_tokens: int = 160, quote_min_score: float = 0.0) -> None:
+                 fit_tokens: int = 160, quote_min_score: float = 0.0,
+                 answers: AnswerProbability | None = None) -> None:
         self.model = model
         self.config = config
         self.critic = critic
@@ -194,6 +197,9 @@ class InstructEngine:
         passage, trimmed only to the context)."""
         self.quote_min_score = quote_min_score
         """Passage sentences scoring under this (extract.AnswerScorer) are not quoted."""
+        self.answers = answers
+        """The relevance model (extract.AnswerProbability): which quotes, and which of the
+        model's sentences, are shown as the answer; None: the quote scorer's roles."""
 
         self.n_ctx = min(config.n_ctx, model.n_ctx)
         self.last_generate_calls = 0      # for tests and benchmarks
@@ -205,7 +211,7 @@ class InstructEngine:
         """The engine with the critic measured best for this model (critics.choose_critic)."""
         critic = choose_critic(model, embed)
         return cls(model, config=config, critic=critic,
-                   embed=getattr(critic, "embed_texts", embed))
+                   embed=getattr(critic, "embed_texts", embed), answers=shipped_answer_model())
 
     @property
     def critic_name(self) -> str:
@@ -373,10 +379,22 @@ class _Run:
         if embed is None or self.e.max_quotes <= 0:
             return []
         found = select_quotes(self.question, [passages[i].text for i in chosen], embed,
-                              max_quotes=self.e.max_quotes, min_score=self.e.quote_min_score)
+                              max_quotes=self.e.max_quotes, min_score=self.e.quote_min_score,
+                              answers=self._answers, titles=[passages[i].title for i in chosen])
         found = [replace(q, passage=chosen[q.passage]) for q in found]
         self._answering = dict(zip((id(q) for q in found), answer_roles(found)))
         return found
+
+    def _answers(self, question: str, texts: Sequence[str]) -> Sequence[float]:
+        return self.e.answers(question, texts)  # type: ignore[misc]
+
+    def _model_roles(self, passage: Passage, units: Sequence[Unit]) -> list[str]:
+        """Per model sentence: "answer" when the relevance model finds it answers the
+        question (extract.ANSWER_FLOOR), else "context"; all "answer" without a model."""
+        if self.e.answers is None or not units:
+            return ["answer"] * len(units)
+        probs = self.e.answers(self.question, [unit_text(passage.title, "", u.plain) for u in units])
+        return ["answer" if float(p) >= ANSWER_FLOOR else "context" for p in probs]
 
     def _quote_segments(self, quote: Quote) -> list[Segment]:
         """A quote as answer units: its sentence, then the code block it introduces (one
@@ -503,16 +521,18 @@ class _Run:
         seq = None if best.seq_mean is None else math.exp(best.seq_mean)
         segments = []
         left_out = 0
-        for unit, j in zip(best.sentences, best.judgements):
+        kept = [(unit, j) for unit, j in zip(best.sentences, best.judgements)
+                if not (j.label == "none" or j.noise is not None or near_repeat(unit.plain, quoted))]
+        left_out = len(best.sentences) - len(kept)
+        roles = self._model_roles(passage, [u for u, _ in kept])
+        for (unit, j), role in zip(kept, roles):
             self._check_cancel()
-            if j.label == "none" or j.noise is not None or near_repeat(unit.plain, quoted):
-                left_out += 1
-                continue
             seg = Segment(text=unit.text, kind=unit.kind, starts_block=unit.starts_block,
                           label=j.label,
                           scores=Scores(rel=best.rel, sup=j.score, use=None, seq=seq,
                                         total=best.total),
-                          citation=best.index, passage=passage, label_source="critic")
+                          citation=best.index, passage=passage, label_source="critic",
+                          role=role)
             segments.append(seg)
             if self.on_segment is not None:
                 self.on_segment(seg)

@@ -23,8 +23,8 @@ LABEL_SYMBOL: dict[str, str] = {
 
 
 CONTEXT_SYMBOL = "›"
-"""A quote shown as context: the file's own words on the question's topic, not judged
-to answer it. Never the answer's ✔."""
+"""A unit shown as context: a quote (the file's own words) or a supported model sentence
+on the question's topic that was not judged to answer it. Never the answer's ✔."""
 
 
 def segment_symbol(seg: Segment) -> str:
@@ -88,6 +88,8 @@ def segment_label(seg: Segment) -> str:
         if seg.role == "context":
             return f"context, quoted from the file{where}; not judged an answer"
         return f"quoted from the file{where}"
+    if seg.role == "context":
+        return f"context: {label_words(seg)}; not judged an answer"
     return label_words(seg)
 
 
