@@ -41,9 +41,9 @@ def auc(pos, neg) -> float:  # noqa: ANN001
 
 def judged_units(name: str) -> list[dict]:
     base = HERE / "data" / "answers"
-    answers = [json.loads(x) for x in (base / f"answers-{name}.jsonl").read_text().splitlines() if x.strip()]
+    answers = [json.loads(x) for x in (base / f"answers-{name}-scorer-roles.jsonl").read_text().splitlines() if x.strip()]
     judged = {d["qid"]: d for d in (json.loads(x) for x in
-                                    (base / f"judged-answers-{name}.jsonl").read_text().splitlines() if x.strip())}
+                                    (base / f"judged-answers-{name}-scorer-roles.jsonl").read_text().splitlines() if x.strip())}
     out = []
     for a in answers:
         verdict = {u["unit"]: u for u in judged[a["qid"]]["units"]}

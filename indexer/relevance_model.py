@@ -25,7 +25,6 @@ MODEL_FILE = "relevance.int8.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 META_FILE = "relevance.json"
 MAX_PIECES = 128          # question + text; a sentence with its title fits in about 60
-BATCH = 32
 
 
 class RelevanceModelMissing(RuntimeError):
@@ -105,28 +104,20 @@ class RelevanceModel:
         return np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
 
     def logits(self, question: str, texts: Sequence[str]) -> np.ndarray:
-        """One logit per text, in order (texts as unit_text makes them)."""
+        """One logit per text, in order (texts as unit_text makes them). Each text is run
+        on its own: int8 activations are quantised per run, so in a batch a text's score
+        would move with its neighbours' (by up to 1 logit, measured)."""
         if not texts:
             return np.zeros(0, dtype=np.float32)
         with self._lock:
             self._load()
-            arch = self.info.get("arch", "cross")
-            out = []
-            # similar lengths together: padding costs nothing
-            order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-            for s in range(0, len(order), BATCH):
-                part = order[s:s + BATCH]
-                if arch == "cross":
-                    got = self._run(self._tok.encode_batch([(question, texts[i]) for i in part]))
-                    out.append(got.reshape(len(part)))
-                else:
-                    vecs = self._run(self._tok.encode_batch([question] + [texts[i] for i in part]))
-                    cos = vecs[1:] @ vecs[0]
-                    out.append(float(self.info["scale"]) * (cos - float(self.info["shift"])))
-            flat = np.concatenate(out)
-            res = np.empty(len(texts), dtype=np.float32)
-            res[np.array(order)] = flat
-            return res
+            if self.info.get("arch", "cross") == "cross":
+                return np.array([self._run([self._tok.encode(question, t)]).reshape(-1)[0]
+                                 for t in texts], dtype=np.float32)
+            q = self._run([self._tok.encode(question)])[0]
+            cos = np.array([float(self._run([self._tok.encode(t)])[0] @ q) for t in texts],
+                           dtype=np.float32)
+            return float(self.info["scale"]) * (cos - float(self.info["shift"]))
 
     def probabilities(self, question: str, texts: Sequence[str]) -> np.ndarray:
         return 1.0 / (1.0 + np.exp(-np.clip(self.logits(question, texts), -50, 50)))

@@ -345,3 +345,16 @@ def test_model_sentences_are_the_answer_only_when_the_relevance_model_says_they_
     plain = InstructEngine(scripted(), config=config(), critic=critic).answer(
         "Who is my dentist?", retrieve=retriever(PASSAGES))
     assert [s.role for s in plain.segments] == ["answer", "answer"]   # no model: as before
+
+
+def test_a_relevance_model_that_cannot_be_read_is_a_note_not_a_failure():
+    from indexer.relevance_model import RelevanceModelMissing
+
+    def broken(question: str, texts: Sequence[str]) -> list[float]:
+        raise RelevanceModelMissing("The relevance model /x/relevance.int8.onnx cannot be read (bad file); reinstall localrag")
+
+    critic = StubCritic(support={("calendar.md", "Okafor"): "fully"})
+    ans = InstructEngine(scripted(), config=config(), critic=critic, answers=broken).answer(
+        "Who is my dentist?", retrieve=retriever(PASSAGES))
+    assert [s.role for s in ans.segments] == ["answer"]
+    assert any("cannot be read" in n and "not checked as answers" in n for n in ans.notes)

@@ -36,7 +36,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from indexer.records import Passage
-from indexer.relevance_model import shipped_probabilities as shipped_answer_model, unit_text
+from indexer.relevance_model import RelevanceModelMissing, unit_text
+from indexer.relevance_model import shipped_probabilities as shipped_answer_model
 from localrag.answering.label.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
 from localrag.answering.judge.critics import Critic, Embed, SupportJudgement, choose_critic
 from localrag.errors import AnswerCancelled, LocalragError
@@ -245,6 +246,7 @@ class _Run:
         self.on_decision = on_decision
         self.e, self.cfg, self.model, self.critic = engine, engine.config, engine.model, engine.critic
         self._answering: dict[int, bool] = {}   # id(quote) -> shown as the answer (extract.answer_roles)
+        self._no_model = False                  # the relevance model failed to load this run
         self.question = question
         self.query = search_query or question
         self.history = list(history)
@@ -378,9 +380,17 @@ class _Run:
         embed = self.e.embed
         if embed is None or self.e.max_quotes <= 0:
             return []
-        found = select_quotes(self.question, [passages[i].text for i in chosen], embed,
-                              max_quotes=self.e.max_quotes, min_score=self.e.quote_min_score,
-                              answers=self._answers, titles=[passages[i].title for i in chosen])
+        texts = [passages[i].text for i in chosen]
+        try:
+            found = select_quotes(self.question, texts, embed, max_quotes=self.e.max_quotes,
+                                  min_score=self.e.quote_min_score,
+                                  answers=self._answers if self.e.answers is not None else None,
+                                  titles=[passages[i].title for i in chosen])
+        except RelevanceModelMissing as e:     # a broken install: the scorer's roles
+            self._note(f"{e}; quotes were chosen without it")
+            self._no_model = True
+            found = select_quotes(self.question, texts, embed, max_quotes=self.e.max_quotes,
+                                  min_score=self.e.quote_min_score)
         found = [replace(q, passage=chosen[q.passage]) for q in found]
         self._answering = dict(zip((id(q) for q in found), answer_roles(found)))
         return found
@@ -391,9 +401,13 @@ class _Run:
     def _model_roles(self, passage: Passage, units: Sequence[Unit]) -> list[str]:
         """Per model sentence: "answer" when the relevance model finds it answers the
         question (extract.ANSWER_FLOOR), else "context"; all "answer" without a model."""
-        if self.e.answers is None or not units:
+        if self.e.answers is None or self._no_model or not units:
             return ["answer"] * len(units)
-        probs = self.e.answers(self.question, [unit_text(passage.title, "", u.plain) for u in units])
+        try:
+            probs = self.e.answers(self.question, [unit_text(passage.title, "", u.plain) for u in units])
+        except RelevanceModelMissing as e:
+            self._note(f"{e}; the model's sentences were not checked as answers")
+            return ["answer"] * len(units)
         return ["answer" if float(p) >= ANSWER_FLOOR else "context" for p in probs]
 
     def _quote_segments(self, quote: Quote) -> list[Segment]:
