@@ -226,13 +226,34 @@ def test_a_listing_of_commands_with_comments_is_never_a_sentence():
     assert code is not None and code.text.split("\n")[1].startswith("$ git add --patch foo")
 
 
-def test_a_sentence_cut_off_by_the_chunks_end_is_never_quoted():
-    """Annotators found quotes ending "... unless $HOME itself is on a" and "... named in":
-    the chunk ended mid-sentence. A last unit ending on a word no sentence ends on is not
-    a candidate; one ending in a full stop is."""
+def test_a_unit_without_a_sentence_end_is_never_quoted():
+    """Annotators found quotes ending "... unless $HOME itself is on a" (the chunk ended
+    mid-sentence), and table cells, captions and list entries quoted as statements
+    ("Number of days before a password is going to expire during which the user should be
+    warned", "flexible network intrusion detection system (Snort)"), all labelled "fully
+    supported". A unit is a candidate only when it ends a sentence (or introduces code)."""
     from localrag.answering.generate.extract import candidate_units
 
     cut = "The daemon refuses to work on network mounts. It still works unless $HOME itself is on a"
     assert [u.text for u in candidate_units(cut)] == ["The daemon refuses to work on network mounts."]
     whole = "The daemon refuses to work on network mounts. The default is to fall back to a width of 80."
     assert [u.text for u in candidate_units(whole)][-1] == "The default is to fall back to a width of 80."
+
+    cells = ("Number of days before a password is going to expire during which the user should be warned\n\n"
+             "flexible network intrusion detection system (Snort)\n\n"
+             "The chage command changes the number of days between password changes.")
+    assert [u.text for u in candidate_units(cells)] == [
+        "The chage command changes the number of days between password changes."]
+
+
+def test_a_numbered_section_heading_is_never_a_quotes_subject():
+    """"1.3.7. Auto-start features of MC" was quoted as code before a sentence below it, as
+    if it were the option the sentence describes."""
+    from localrag.answering.generate.extract import candidate_units, subject_of
+
+    text = "1.3.7. Auto-start features of the shell\n\nIt starts when you log in."
+    (unit,) = candidate_units(text)
+    assert subject_of(text, unit) is None
+    term = "max_wal_senders (integer)\n\nSpecifies the maximum number of concurrent connections."
+    (unit,) = candidate_units(term)
+    assert subject_of(term, unit).text == "max_wal_senders (integer)"
