@@ -342,6 +342,12 @@ def test_model_sentences_are_the_answer_only_when_the_relevance_model_says_they_
         ("Your appointment is with Dr Okafor on 14 May.", "fully", "answer"),
         ("It is at 9:30.", "fully", "context")]
     assert read[0].startswith("calendar.md\n")
+    assert not any("judged none of these" in n for n in ans.notes)
+    nothing = InstructEngine(scripted(), config=config(), critic=critic,
+                             answers=lambda q, texts: [0.1] * len(texts)).answer(
+        "Who is my dentist?", retrieve=retriever(PASSAGES))
+    assert [s.role for s in nothing.segments] == ["context", "context"]
+    assert any("judged none of these sentences to answer" in n for n in nothing.notes)
     plain = InstructEngine(scripted(), config=config(), critic=critic).answer(
         "Who is my dentist?", retrieve=retriever(PASSAGES))
     assert [s.role for s in plain.segments] == ["answer", "answer"]   # no model: as before

@@ -369,6 +369,10 @@ class _Run:
         order = with_quotes + [i for i in chosen if i not in with_quotes]
         generated = self._generate(passages, order[: self.e.max_candidates], quotes)
         segments += generated
+        if self.e.answers is not None and not self._no_model and segments and not any(
+                s.role == "answer" and s.label == "fully" for s in segments):
+            self._note("the relevance model judged none of these sentences to answer the "
+                       "question: they are shown as context (›); read them, or ask in other words")
         if not segments:
             self._note("not found in your files: nothing in the passages answers the "
                        "question and the model's sentences were not supported; the model "
