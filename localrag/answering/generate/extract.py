@@ -594,9 +594,15 @@ def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Can
 
 ANSWER_FLOOR = 0.5
 """A quote (or a model sentence) is shown as the answer only when the relevance model gives
-it at least this probability of answering (placeholder until measured)."""
+it at least this probability of answering: even odds, the model's balanced decision point
+(it was trained with the answering pairs weighted up to balance). Set before measuring.
+Judged by annotators on the corpora left out (bench/data/answers/, bench_answer_judged.py):
+of the ✔ units shown as the answer, 11/43 (postgres) and 7/18 (debref) answer; 10 and 6 of
+15 questions answered. Chosen on postgres's judged answers the same floor wins; chosen on
+debref, no floor (the best quote always answers) wins, which on postgres answers 5 of 15."""
 ANSWER_MODEL_RELATIVE = 0.5
-"""... and at least this share of the best quote's probability."""
+"""... and at least this share of the best quote's probability (with the floor at 0.5 it
+never binds: half of a probability is at most 0.5; it matters if the floor is lowered)."""
 
 ANSWER_RELATIVE = 0.97
 """A quote is shown as the answer when its probability is the best of the answer's, or
