@@ -3,8 +3,8 @@ saw (postgres, debref; it is trained on kernel and git only). Prints figures, as
 
     python bench/bench_relevance_model.py [--model-dir DIR]
 
-1. Units: every quote of the judged answers (bench/data/answers/answers-<corpus>.jsonl with
-   judged-answers-<corpus>.jsonl, RUBRIC-answers.md): AUC of "answers = yes" against the
+1. Units: every quote of the answers judged before the model was used
+   (bench/data/answers/answers-<corpus>-scorer-roles.jsonl with their judged-answers-*, RUBRIC-answers.md): AUC of "answers = yes" against the
    rest, for the model, MiniLM's cosine and the quote scorer's stored score order.
 2. Passages: the fused top 5 of each natural question (bench/data/relevance/judged-*.jsonl,
    RUBRIC-relevance.md): AUC of "answers" (2) vs the rest and of ">= related" vs not, for the

@@ -1,14 +1,15 @@
 """localrag's relevance model: does this sentence (or passage window) answer the question?
 
-A small cross-encoder of our own (all-MiniLM-L6-v2's weights, trained by
-scripts/train_relevance.py on annotators' labels of the training corpora; data card
-bench/data/relevance/DATA_CARD.md), shipped as int8 ONNX in indexer/data/relevance/. It
-reads "[CLS] question [SEP] title, subject line, sentence [SEP]" and gives a logit; its
-probability is P(the annotator would say "answers").
+Our own model (all-MiniLM-L6-v2's weights, trained by scripts/train_relevance.py on
+annotators' labels of the training corpora; data card bench/data/relevance/DATA_CARD.md),
+shipped as int8 ONNX in indexer/data/relevance/. relevance.json says its design: "bi" (the
+shipped one: the question and the text embedded apart, their cosine scaled and shifted into
+a logit) or "cross" (the pair read together, "[CLS] question [SEP] text [SEP]", into a
+logit). Its probability is P(the annotator would say "answers").
 
 Loads lazily, once per process (`shared_relevance_model`); one scoring call at a time
-(onnxruntime already uses every core). A missing or unreadable model file raises
-RelevanceModelMissing, which callers turn into "not checked", never a traceback.
+(onnxruntime already uses every core). A missing or unreadable model (any of its three
+files) raises RelevanceModelMissing, which callers turn into a note, never a traceback.
 """
 
 from __future__ import annotations
@@ -62,31 +63,38 @@ class RelevanceModel:
             raise RelevanceModelMissing(
                 f"The relevance model is missing from {self.model_dir} "
                 f"(reinstall localrag: pip install --force-reinstall localrag)")
+        try:
+            self._session, self._tok, self.info = self._open()
+        except RelevanceModelMissing:
+            raise
+        except Exception as e:  # a truncated, garbled or foreign file
+            raise RelevanceModelMissing(f"The relevance model in {self.model_dir} cannot be read "
+                                        f"({type(e).__name__}: {e}); reinstall localrag") from e
+        self._inputs = {i.name for i in self._session.get_inputs()}
+
+    def _open(self) -> tuple[Any, Any, dict]:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
         from indexer.model_env import usable_cpus
 
-        self.info = json.loads((self.model_dir / META_FILE).read_text(encoding="utf-8"))
+        info = json.loads((self.model_dir / META_FILE).read_text(encoding="utf-8"))
+        arch = info.get("arch") if isinstance(info, dict) else None
+        if arch not in ("bi", "cross") or (arch == "bi" and not {"scale", "shift"} <= set(info)):
+            raise RelevanceModelMissing(f"The relevance model's {self.model_dir / META_FILE} does "
+                                        f"not say what it is (arch {arch!r}); reinstall localrag")
         tok = Tokenizer.from_file(str(self.model_dir / TOKENIZER_FILE))
         tok.no_padding()
-        tok.enable_truncation(max_length=int(self.info.get("max_pieces", MAX_PIECES)),
-                              strategy="only_second" if self.info.get("arch", "cross") == "cross"
-                              else "longest_first")
+        tok.enable_truncation(max_length=int(info.get("max_pieces", MAX_PIECES)),
+                              strategy="only_second" if arch == "cross" else "longest_first")
         options = ort.SessionOptions()
         options.intra_op_num_threads = self._threads or usable_cpus()
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
-        try:
-            session = ort.InferenceSession(str(self.model_dir / MODEL_FILE), options,
-                                           providers=["CPUExecutionProvider"])
-        except Exception as e:  # a truncated or foreign file
-            raise RelevanceModelMissing(f"The relevance model {self.model_dir / MODEL_FILE} "
-                                        f"cannot be read ({e}); reinstall localrag") from e
-        self._tok = tok
-        self._inputs = {i.name for i in session.get_inputs()}
-        self._session = session
+        session = ort.InferenceSession(str(self.model_dir / MODEL_FILE), options,
+                                       providers=["CPUExecutionProvider"])
+        return session, tok, info
 
     def _run(self, encs: list) -> np.ndarray:  # noqa: ANN001
         width = max(len(e.ids) for e in encs)
@@ -111,12 +119,16 @@ class RelevanceModel:
             return np.zeros(0, dtype=np.float32)
         with self._lock:
             self._load()
-            if self.info.get("arch", "cross") == "cross":
-                return np.array([self._run([self._tok.encode(question, t)]).reshape(-1)[0]
-                                 for t in texts], dtype=np.float32)
-            q = self._run([self._tok.encode(question)])[0]
-            cos = np.array([float(self._run([self._tok.encode(t)])[0] @ q) for t in texts],
-                           dtype=np.float32)
+            try:
+                if self.info["arch"] == "cross":
+                    return np.array([self._run([self._tok.encode(question, t)]).reshape(-1)[0]
+                                     for t in texts], dtype=np.float32)
+                q = self._run([self._tok.encode(question)])[0]
+                cos = np.array([float(self._run([self._tok.encode(t)])[0] @ q) for t in texts],
+                               dtype=np.float32)
+            except Exception as e:  # a model file of another shape than its relevance.json says
+                raise RelevanceModelMissing(f"The relevance model in {self.model_dir} cannot be "
+                                            f"run ({type(e).__name__}: {e}); reinstall localrag") from e
             return float(self.info["scale"]) * (cos - float(self.info["shift"]))
 
     def probabilities(self, question: str, texts: Sequence[str]) -> np.ndarray:

@@ -364,3 +364,39 @@ def test_a_relevance_model_that_cannot_be_read_is_a_note_not_a_failure():
         "Who is my dentist?", retrieve=retriever(PASSAGES))
     assert [s.role for s in ans.segments] == ["answer"]
     assert any("cannot be read" in n and "not checked as answers" in n for n in ans.notes)
+
+
+
+def _hash_embed(texts):
+    import zlib
+
+    import numpy as np
+
+    return np.array([np.random.default_rng(zlib.crc32(t.encode())).normal(size=16) for t in texts],
+                    dtype=np.float32)
+
+
+def test_quotes_are_still_chosen_when_the_relevance_model_cannot_be_read():
+    from indexer.relevance_model import RelevanceModelMissing
+
+    def broken(question: str, texts: Sequence[str]) -> list[float]:
+        raise RelevanceModelMissing("The relevance model in /x cannot be read (bad file); reinstall localrag")
+
+    critic = StubCritic(support={("calendar.md", "Okafor"): "fully"})
+    ans = InstructEngine(scripted(), config=config(), critic=critic, embed=_hash_embed,
+                         answers=broken).answer("Who is my dentist?", retrieve=retriever(PASSAGES))
+    quotes = [s for s in ans.segments if s.origin == "quote"]
+    assert quotes and any(s.role == "answer" for s in quotes)   # the scorer's roles: its best answers
+    assert any("quotes were chosen without it" in n for n in ans.notes)
+    assert not any("judged none of these" in n for n in ans.notes)
+
+
+def test_the_nothing_answers_note_needs_every_unit_to_be_context():
+    """A unit the model judged an answer but the critic could not check (?) is still shown
+    as the answer: no note that nothing answers."""
+    critic = StubCritic(support={("calendar.md", "Okafor"): "unchecked"})
+    ans = InstructEngine(scripted(), config=config(), critic=critic,
+                         answers=lambda q, texts: [0.9] * len(texts)).answer(
+        "Who is my dentist?", retrieve=retriever(PASSAGES))
+    assert ans.segments and all(s.role == "answer" for s in ans.segments)
+    assert not any("judged none of these" in n for n in ans.notes)

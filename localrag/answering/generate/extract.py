@@ -446,7 +446,7 @@ class QuoteScorer:
 _ENDS_STATEMENT = re.compile(r"[.!?:][\W_]{0,3}$")
 """How a quotable sentence ends: a full stop, question or exclamation mark or a colon,
 perhaps inside quotes or brackets. Of the 3,600 sentences annotators labelled for the
-relevance model (bench/data/relevance/), 313 lacked one: 259 not relevant, 54 related and 5
+relevance model (bench/data/relevance/), 318 lacked one: 259 not relevant, 54 related and 5
 answering (table cells such as "Number of days before a password is going to expire",
 captions, "... unless $HOME itself is on a" where the chunk ended)."""
 
@@ -503,7 +503,7 @@ def score_candidates(question: str, passages: Sequence[str], candidates: Sequenc
 
 
 RELEVANCE_POOL = 16
-"""The quote scorer's best candidates that the relevance model reads (about 10 ms each on
+"""The quote scorer's best candidates that the relevance model reads (about 14 ms each on
 2 cores). Annotators labelled the scorer's best 8 and 4 others drawn from the rest of each
 training question: of the 233 questions with an answering sentence among them, 11 had it only
 among the 4 drawn from beyond the scorer's best 8."""

@@ -370,7 +370,7 @@ class _Run:
         generated = self._generate(passages, order[: self.e.max_candidates], quotes)
         segments += generated
         if self.e.answers is not None and not self._no_model and segments and not any(
-                s.role == "answer" and s.label == "fully" for s in segments):
+                s.role == "answer" for s in segments):
             self._note("the relevance model judged none of these sentences to answer the "
                        "question: they are shown as context (›); read them, or ask in other words")
         if not segments:
@@ -411,6 +411,7 @@ class _Run:
             probs = self.e.answers(self.question, [unit_text(passage.title, "", u.plain) for u in units])
         except RelevanceModelMissing as e:
             self._note(f"{e}; the model's sentences were not checked as answers")
+            self._no_model = True
             return ["answer"] * len(units)
         return ["answer" if float(p) >= ANSWER_FLOOR else "context" for p in probs]
 
