@@ -539,7 +539,6 @@ class _Run:
         passage = self.judgements[best.index].passage
         seq = None if best.seq_mean is None else math.exp(best.seq_mean)
         segments = []
-        left_out = 0
         kept = [(unit, j) for unit, j in zip(best.sentences, best.judgements)
                 if not (j.label == "none" or j.noise is not None or near_repeat(unit.plain, quoted))]
         left_out = len(best.sentences) - len(kept)
