@@ -96,20 +96,14 @@ class RelevanceModel:
                                        providers=["CPUExecutionProvider"])
         return session, tok, info
 
-    def _run(self, encs: list) -> np.ndarray:  # noqa: ANN001
-        width = max(len(e.ids) for e in encs)
-        n = len(encs)
-        ids = np.zeros((n, width), dtype=np.int64)
-        mask = np.zeros((n, width), dtype=np.int64)
-        types = np.zeros((n, width), dtype=np.int64)
-        for i, e in enumerate(encs):
-            ids[i, :len(e.ids)] = e.ids
-            mask[i, :len(e.ids)] = 1
-            types[i, :len(e.ids)] = e.type_ids
-        feeds = {"input_ids": ids, "attention_mask": mask}
+    def _run(self, enc: Any) -> np.ndarray:
+        """The model's output for one encoding (tokenizers.Encoding): each text is run on
+        its own (see logits), so there is no padding to build."""
+        feeds = {"input_ids": np.array([enc.ids], dtype=np.int64),
+                 "attention_mask": np.ones((1, len(enc.ids)), dtype=np.int64)}
         if "token_type_ids" in self._inputs:
-            feeds["token_type_ids"] = types
-        return np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
+            feeds["token_type_ids"] = np.array([enc.type_ids], dtype=np.int64)
+        return np.asarray(self._session.run(None, feeds)[0], dtype=np.float32).reshape(-1)
 
     def logits(self, question: str, texts: Sequence[str]) -> np.ndarray:
         """One logit per text, in order (texts as unit_text makes them). Each text is run
@@ -121,10 +115,10 @@ class RelevanceModel:
             self._load()
             try:
                 if self.info["arch"] == "cross":
-                    return np.array([self._run([self._tok.encode(question, t)]).reshape(-1)[0]
-                                     for t in texts], dtype=np.float32)
-                q = self._run([self._tok.encode(question)])[0]
-                cos = np.array([float(self._run([self._tok.encode(t)])[0] @ q) for t in texts],
+                    return np.array([self._run(self._tok.encode(question, t))[0] for t in texts],
+                                    dtype=np.float32)
+                q = self._run(self._tok.encode(question))
+                cos = np.array([float(self._run(self._tok.encode(t)) @ q) for t in texts],
                                dtype=np.float32)
             except Exception as e:  # a model file of another shape than its relevance.json says
                 raise RelevanceModelMissing(f"The relevance model in {self.model_dir} cannot be "

@@ -539,12 +539,9 @@ def select_quotes(question: str, passages: Sequence[str], embed: Embed, *,
     texts = [answer_text(passages[candidates[k].passage], candidates[k].span,
                          titles[candidates[k].passage] if titles else "") for k in pool]
     said = [float(x) for x in answers(question, texts)] if texts else []
-    # the pool ordered by the model; the scorer's order breaks ties
-    model_probs = [0.0] * len(candidates)
-    for k, p in zip(pool, said):
-        model_probs[k] = p
-    chosen = pick_quotes(question, passages, [candidates[k] for k in pool],
-                         [model_probs[k] for k in pool], max_quotes=max_quotes, split=split)
+    # the pool (in the scorer's order, which breaks ties) ordered by the model
+    chosen = pick_quotes(question, passages, [candidates[k] for k in pool], said,
+                         max_quotes=max_quotes, split=split)
     return [replace(q, answers=q.score) for q in chosen]
 
 
@@ -599,7 +596,8 @@ it at least this probability of answering: even odds, the model's balanced decis
 Judged by annotators on the corpora left out (bench/data/answers/, bench_answer_judged.py):
 of the ✔ units shown as the answer, 11/43 (postgres) and 7/18 (debref) answer; 10 and 6 of
 15 questions answered. Chosen on postgres's judged answers the same floor wins; chosen on
-debref, no floor (the best quote always answers) wins, which on postgres answers 5 of 15."""
+debref, no floor (the best quote always answers) wins, which on postgres answers 5 of 15
+(python bench/role_rule_choice.py)."""
 ANSWER_MODEL_RELATIVE = 0.5
 """... and at least this share of the best quote's probability (with the floor at 0.5 it
 never binds: half of a probability is at most 0.5; it matters if the floor is lowered)."""
