@@ -5,7 +5,9 @@ Corpora are public documentation installed from Debian packages:
 - git: git-doc's AsciiDoc manuals (top level, howto/, technical/);
 - postgres: postgresql-doc-15's HTML reference pages (SQL commands, server settings,
   client and server applications, client authentication), 249 files;
-- debref: debian-reference-en, the Debian Reference as HTML chapters (16 files).
+- debref: debian-reference-en, the Debian Reference as HTML chapters (16 files);
+- rust (a training corpus only, never measured on): rust-doc's Rust Book chapters and the
+  Rust Reference as mdBook HTML pages (about 215 files).
 The Python and SQLite documentation are deliberately not used (kept for checks nobody
 here sees).
 """
@@ -33,7 +35,9 @@ GIT_ROOT = Path("/usr/share/doc/git-doc")
 POSTGRES_ROOT = Path("/usr/share/doc/postgresql-doc-15/html")
 POSTGRES_GLOBS = ("sql-*.html", "runtime-config*.html", "app-*.html", "auth-*.html")
 DEBREF_ROOT = Path("/usr/share/debian-reference")
+RUST_ROOT = Path("/usr/share/doc/rust-doc/html")
 CORPORA = ("kernel", "git", "postgres", "debref")
+TRAINING_ONLY = ("rust",)    # labelled for training the relevance model; no measured sets
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
 QUESTION_SETS = ("natural", "exact")
 
@@ -78,7 +82,13 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
     if name == "debref":
         files = sorted(p for p in DEBREF_ROOT.glob("*.en.html") if p.name != "index.en.html")
         return Corpus(name, DEBREF_ROOT, files)
-    raise SystemExit(f"unknown corpus {name!r} ({', '.join(CORPORA)})")
+    if name == "rust":
+        book = list((RUST_ROOT / "book").glob("ch*.html")) + list((RUST_ROOT / "book").glob("appendix-*.html"))
+        ref = [p for p in (RUST_ROOT / "reference").rglob("*.html")
+               if p.name != "print.html" and not p.name.endswith("-redirect.html")
+               and "http-equiv=\"refresh\"" not in p.read_text(errors="replace")[:2000]]
+        return Corpus(name, RUST_ROOT, sorted(book + ref))
+    raise SystemExit(f"unknown corpus {name!r} ({', '.join(CORPORA + TRAINING_ONLY)})")
 
 
 def readable_text(path: Path) -> str:

@@ -35,7 +35,11 @@ def normalize(path: str | Path) -> str:
 
 
 class Index:
-    def __init__(self, index_dir: Path, *, options: IndexOptions, embedder: Embedder | None = None) -> None:
+    def __init__(self, index_dir: Path, *, options: IndexOptions, embedder: Embedder | None = None,
+                 one_shot: bool = False) -> None:
+        """one_shot: this process reads the index for a query or two and exits; a saved
+        vector file that is current is then scanned in place, not loaded (VectorIndex)."""
+        self.one_shot = one_shot
         self.index_dir = Path(index_dir)
         try:
             self.index_dir.mkdir(parents=True, exist_ok=True)
@@ -59,7 +63,7 @@ class Index:
             if self._vectors is None:
                 dim = self.store.get_meta("dim")
                 vectors = VectorIndex(self.index_dir, int(dim) if dim else self.embedder.dim)
-                outcome = vectors.open(self.store)
+                outcome = vectors.open(self.store, mapped=self.one_shot and not self.lock.held)
                 if outcome != "loaded" and self.lock.held:
                     vectors.save()   # a writer persists the repaired cache at once
                 self._vectors = vectors

@@ -6,6 +6,10 @@ embeddings; a stale one (generation differs) is repaired by diffing its labels a
 the chunk ids: extra labels are marked deleted, missing ones added. Chunk ids are never
 reused, so a label present in both always holds the right vector.
 
+A process that answers one query opens it `mapped` (indexer/hnsw_file.py): when the file
+matches the store's generation, its vectors are scanned exactly in place, and the graph is
+loaded only if the process goes on to change or catch up with the index.
+
 The BM25 postings (indexer/bm25.py) are the same kind of cache and follow the same
 life: this class opens, mirrors, syncs and saves them alongside (`self.lexical`), so
 every writer that keeps the HNSW file current keeps the lexical index current too.
@@ -21,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from indexer.bm25 import Bm25Index
+from indexer.hnsw_file import MappedVectors
 from indexer.store import Store
 
 M = 16
@@ -41,6 +46,7 @@ class VectorIndex:
         self._lock = threading.RLock()
         self._index = None
         self._live: set[int] = set()
+        self._mapped: MappedVectors | None = None   # the saved file scanned in place
         self.lexical = Bm25Index(self.folder)
         self._store: Store | None = None
 
@@ -53,13 +59,19 @@ class VectorIndex:
         index.set_ef(EF_SEARCH)
         return index
 
-    def open(self, store: Store) -> str:
-        """Load from disk and bring in line with the store. Returns what it did."""
+    def open(self, store: Store, *, mapped: bool = False) -> str:
+        """Load from disk and bring in line with the store. Returns what it did.
+
+        mapped: for a process that answers a query or two and stops. When the saved file
+        matches the store's generation, map it and scan its vectors exactly instead of
+        loading the graph ("mapped"); anything that changes the index loads it first."""
         with self._lock:
             self._store = store
             generation = store.generation()
             ids = set(store.chunk_ids().tolist())
             self.lexical_outcome = self.lexical.open(store, ids, generation)
+            if mapped and self._open_mapped(generation, ids):
+                return "mapped"
             loaded = self._load(len(ids))
             if loaded is None:
                 self._rebuild(store, generation, ids)
@@ -80,6 +92,34 @@ class VectorIndex:
                 self._rebuild(store, generation, ids)
                 return "rebuilt"
             return "repaired"
+
+    def _open_mapped(self, generation: int, ids: set[int]) -> bool:
+        try:
+            meta = json.loads(self.meta_path.read_text())
+            if int(meta["dim"]) != self.dim or int(meta["generation"]) != generation:
+                return False
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+        view = MappedVectors.open(self.bin_path, self.dim)
+        if view is None:
+            return False
+        if len(view) != len(ids):   # saved at this generation, so its live labels are `ids`
+            view.close()
+            return False
+        self._mapped, self._live, self.generation = view, ids, generation
+        return True
+
+    def _loaded(self):  # noqa: ANN202 - hnswlib.Index
+        """The graph, loaded now if the file was only mapped (it matched the store then)."""
+        if self._index is None and self._mapped is not None:
+            self._mapped.close()
+            self._mapped = None
+            loaded = self._load(len(self._live))
+            if loaded is None:
+                self._rebuild(self._store, self.generation, set(self._live))
+            else:
+                self._index = loaded[0]
+        return self._index
 
     def _load(self, expected: int):  # noqa: ANN202
         try:
@@ -133,6 +173,7 @@ class VectorIndex:
               deleted_ids: list[int], generation: int) -> None:
         """Mirror one committed store transaction."""
         with self._lock:
+            self._loaded()
             if self._store is not None:
                 self.lexical.apply(self._store, added_ids=list(added_ids), deleted_ids=list(deleted_ids),
                                    generation=generation)
@@ -152,6 +193,7 @@ class VectorIndex:
                 return
             ids = set(store.chunk_ids().tolist())
             self.lexical.sync(store, ids, generation)
+            self._loaded()
             self._repair(store, ids, set(self._live))
             self.generation = generation
 
@@ -191,10 +233,14 @@ class VectorIndex:
     def vectors_of(self, ids: list[int]) -> np.ndarray:
         """The stored (normalised) vectors of these chunk ids, in order."""
         with self._lock:
+            if self._mapped is not None:
+                return self._mapped.vectors_of(list(ids))
             return np.asarray(self._index.get_items(list(ids)), dtype=np.float32)
 
     def knn(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         with self._lock:
+            if self._mapped is not None:
+                return self._mapped.knn(vector, min(k, len(self._live)))
             if self._index is None or not self._live:
                 return []
             k = min(k, len(self._live))

@@ -66,20 +66,26 @@ class Assistant:
         self._chats: ChatStore | None = None
         self.chat_id: int | None = None
         self._history: list[tuple[str, str]] = []
+        self.one_shot = False     # Assistant.open(one_shot=True): a process of one query
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
     def open(cls, data_dir: str | os.PathLike[str] | None = None, *,
              overrides: dict[str, Any] | None = None, model: "LanguageModel | None" = None,
-             embedder: Any = None) -> "Assistant":
+             embedder: Any = None, one_shot: bool = False) -> "Assistant":
         """Open the data directory (`--data-dir`, `$LOCALRAG_HOME` or the platform default),
-        read its settings file and apply `overrides` (not saved)."""
+        read its settings file and apply `overrides` (not saved).
+
+        one_shot: the process answers a query or two and exits (`localrag search`/`ask`):
+        the vector index is scanned in place rather than loaded (indexer/hnsw_file.py)."""
         paths = Paths.resolve(data_dir)
         settings = Settings.load(paths.settings_file)
         for key, value in (overrides or {}).items():
             if value is not None:
                 settings.set(key, value, source="the command line")
-        return cls(paths=paths, settings=settings, model=model, embedder=embedder)
+        assistant = cls(paths=paths, settings=settings, model=model, embedder=embedder)
+        assistant.one_shot = one_shot
+        return assistant
 
     def save_settings(self) -> None:
         self.settings.save(self.paths.settings_file)
@@ -116,7 +122,7 @@ class Assistant:
                 from indexer.index import Index
 
                 self._index = Index(self.paths.index_dir, options=self._index_options(),
-                                    embedder=self.embedder)
+                                    embedder=self.embedder, one_shot=self.one_shot)
             return self._index
 
     def _index_options(self) -> "IndexOptions":

@@ -139,10 +139,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # -- commands ---------------------------------------------------------------------------------
 
-def _open(args: argparse.Namespace, overrides: dict[str, Any] | None = None):
+def _open(args: argparse.Namespace, overrides: dict[str, Any] | None = None, *, one_shot: bool = False):
     from localrag.assistant import Assistant
 
-    return Assistant.open(args.data_dir, overrides=overrides)
+    return Assistant.open(args.data_dir, overrides=overrides, one_shot=one_shot)
 
 
 def _print_json(data: Any) -> None:
@@ -310,7 +310,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    with _open(args) as assistant:
+    with _open(args, one_shot=True) as assistant:
         passages = assistant.search(args.query, k=args.k)
         if args.json:
             _print_json([p.to_json() for p in passages])
@@ -334,7 +334,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     }
     from localrag.answering.label.render import answer_to_text
 
-    with _open(args, overrides) as assistant:
+    with _open(args, overrides, one_shot=True) as assistant:
         answer = assistant.ask(args.question)
         if args.json:
             _print_json(answer.to_json())
