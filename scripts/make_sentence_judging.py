@@ -1,6 +1,6 @@
 """Sentences for annotators to judge, for localrag's relevance model (issue 17): per
 training question of the TRAINING corpora only (kernel, git: train-, train2- and
-heldout-*.jsonl, 300 questions), the quotable sentences of the top 5 passages that
+heldout-*.jsonl, 300 questions; rust: train-rust.jsonl, 150 questions), the quotable sentences of the top 5 passages that
 localrag's search returns (Index.search, the defaults), as the answer engine sees them.
 
 Per question: the quote scorer's 8 best candidates (the hard cases: the ones localrag
@@ -10,7 +10,7 @@ title, the sentence before and after it, and the term or signature line it descr
 annotators label them with bench/data/relevance/RUBRIC-sentences.md into
 sentences-judged-<corpus>.jsonl. scripts/train_relevance.py fits on them.
 
-    python scripts/make_sentence_judging.py --corpora kernel,git
+    python scripts/make_sentence_judging.py --corpora kernel,git,rust
 
 Never run it on the corpora left out (postgres, debref): they are for measuring.
 """
@@ -31,13 +31,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 OUT_DIR = REPO / "bench" / "data" / "relevance"
 DATA = REPO / "bench" / "data" / "retrieval"
-TRAINING_CORPORA = ("kernel", "git")
+TRAINING_CORPORA = ("kernel", "git", "rust")
 
 
 def training_questions(name: str) -> list[dict]:
     rows = []
     for prefix in ("train", "train2", "heldout"):
         path = DATA / f"{prefix}-{name}.jsonl"
+        if not path.exists():
+            continue
         rows += [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
     return rows
 
