@@ -1,6 +1,6 @@
 """Embedding throughput side by side, in word pieces per second: prints figures, asserts nothing.
 
-    python bench/bench_embed_speed.py [--chunks 256] [--rounds 3] [--fused]
+    python bench/bench_embed_speed.py [--chunks 256] [--rounds 3] [--fused] [--static]
 
 Real chunk texts (the kernel docs slice of bench/retrieval_data.py, chunked as the index
 chunks them) are encoded by each variant in turn, round after round (the machine is
@@ -12,6 +12,10 @@ shared and noisy: variants are interleaved and the best round of each is printed
   fused        (--fused) onnxruntime.transformers' BERT fusion (Attention, SkipLayerNorm,
                BiasGelu) before the same int8 quantisation, with the default layout;
                numerics change, so its cosine to main is printed too
+  static       (--static) static int8 quantisation (QDQ, weights per channel, activations
+               uint8 with ranges calibrated on 128 other kernel chunks) with the default
+               layout: activations need no per-batch scale, so a text's vector no longer
+               depends on its batch; its cosine to float32 is printed beside main's
 
 Vectors of `streams` equal main's (the same batches, only run at once).
 """
@@ -71,11 +75,51 @@ def fused_session(embedder, threads: int):
     return ort.InferenceSession(str(tmp / "fused.int8.onnx"), options, providers=["CPUExecutionProvider"])
 
 
+def static_session(embedder, threads: int, calibration: list[str]):
+    """The float32 export quantised statically, calibrated on `calibration` texts."""
+    import numpy as np
+    import onnxruntime as ort
+    from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat,
+                                          QuantType, quantize_static)
+
+    from indexer.embedder import Embedder
+
+    plain = Embedder(backend="onnx")
+    plain._load_onnx()
+    tok = embedder.tokenizer()
+
+    class Reader(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.feeds = []
+            for text in calibration:
+                ids = tok.encode(text).ids[:embedder.window]
+                x = np.array([ids], dtype=np.int64)
+                self.feeds.append({"input_ids": x, "attention_mask": np.ones_like(x),
+                                   "token_type_ids": np.zeros_like(x)})
+            self.feeds = iter(self.feeds)
+
+        def get_next(self):  # noqa: ANN201
+            return next(self.feeds, None)
+
+    tmp = Path(tempfile.mkdtemp(prefix="static_"))
+    quantize_static(str(plain.onnx_path()), str(tmp / "static.int8.onnx"), Reader(),
+                    quant_format=QuantFormat.QDQ, per_channel=True, weight_type=QuantType.QInt8,
+                    activation_type=QuantType.QUInt8, calibrate_method=CalibrationMethod.MinMax,
+                    op_types_to_quantize=["MatMul", "Gemm"])
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    return ort.InferenceSession(str(tmp / "static.int8.onnx"), options, providers=["CPUExecutionProvider"])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--chunks", type=int, default=256)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--fused", action="store_true")
+    ap.add_argument("--static", action="store_true")
     args = ap.parse_args()
 
     import numpy as np
@@ -85,7 +129,8 @@ def main() -> None:
 
     variants = {"main": Embedder(backend="onnx-int8", streams=1),
                 "streams": Embedder(backend="onnx-int8")}
-    texts = real_chunks(variants["main"], args.chunks)
+    texts = real_chunks(variants["main"], args.chunks + (128 if args.static else 0))
+    texts, calibration = texts[:args.chunks], texts[args.chunks:]
     pieces = sum(len(e.ids) for e in variants["main"].tokenizer().encode_batch(texts)) + 2 * len(texts)
     print(f"{len(texts)} kernel chunks, {pieces} word pieces, {usable_cpus()} cores; layouts: "
           + ", ".join(f"{n} {e.streams}x{e.threads_per_stream}" for n, e in variants.items()), flush=True)
@@ -94,6 +139,11 @@ def main() -> None:
         fused._load_onnx()
         fused._session = fused_session(fused, fused.threads_per_stream)
         variants["fused"] = fused
+    if args.static:
+        static = Embedder(backend="onnx-int8")
+        static._load_onnx()
+        static._session = static_session(static, static.threads_per_stream, calibration)
+        variants["static"] = static
     vectors = {}
     for name, emb in variants.items():       # warm up (and load) outside the timing
         vectors[name] = emb.encode(texts[:64])
@@ -106,12 +156,17 @@ def main() -> None:
         print(f"round {r + 1}: " + ", ".join(f"{n} {pieces / times[n][-1]:.0f}" for n in variants),
               flush=True)
     base = min(times["main"])
+    exact = Embedder(backend="onnx").encode(texts) if args.static else None
     for name in variants:
         cos = (vectors[name] * vectors["main"]).sum(axis=1)
-        print(f"{name:8s} best {pieces / min(times[name]):6.0f} wp/s  median "
-              f"{pieces / statistics.median(times[name]):6.0f} wp/s  x{base / min(times[name]):.2f} "
-              f"vs main (best rounds)  cosine to main: mean {float(np.mean(cos)):.5f} "
-              f"min {float(np.min(cos)):.5f}")
+        line = (f"{name:8s} best {pieces / min(times[name]):6.0f} wp/s  median "
+                f"{pieces / statistics.median(times[name]):6.0f} wp/s  x{base / min(times[name]):.2f} "
+                f"vs main (best rounds)  cosine to main: mean {float(np.mean(cos)):.5f} "
+                f"min {float(np.min(cos)):.5f}")
+        if exact is not None:
+            c32 = (vectors[name] * exact).sum(axis=1)
+            line += f"; to float32: mean {float(np.mean(c32)):.5f} min {float(np.min(c32)):.5f}"
+        print(line)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,9 @@ class MappedVectors:
         flags = np.ndarray((count,), dtype=np.uint8, buffer=mm, offset=base + 2, strides=(stride,))
         self.live_rows = (flags & _DELETE_MARK) == 0
         self._row_of: dict[int, int] | None = None
+        # vectors the file lacks (added since it was saved), scanned beside it
+        self.extra_labels = np.zeros(0, dtype=np.int64)
+        self.extra_vectors = np.zeros((0, dim), dtype=np.float32)
 
     @classmethod
     def open(cls, path: Path, dim: int) -> MappedVectors | None:
@@ -69,10 +72,23 @@ class MappedVectors:
         return cls(mm, count=count, stride=stride, data_at=data_at, label_at=label_at, dim=dim)
 
     def __len__(self) -> int:
-        return int(self.live_rows.sum())
+        return int(self.live_rows.sum()) + len(self.extra_labels)
 
     def labels(self) -> np.ndarray:
-        return self.row_labels[self.live_rows]
+        return np.concatenate([self.row_labels[self.live_rows], self.extra_labels])
+
+    def keep_only(self, labels: np.ndarray) -> None:
+        """Leave out every row whose label is not in `labels` (deleted since the save)."""
+        self.live_rows &= np.isin(self.row_labels, labels)
+        self._row_of = None
+
+    def add(self, labels: np.ndarray, vectors: np.ndarray) -> None:
+        """Vectors the file does not hold, normalised as hnswlib's cosine space stores them."""
+        v = np.asarray(vectors, dtype=np.float32)
+        v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+        self.extra_labels = np.concatenate([self.extra_labels, np.asarray(labels, dtype=np.int64)])
+        self.extra_vectors = np.concatenate([self.extra_vectors, v])
+        self._row_of = None
 
     def knn(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         """The k live vectors of highest cosine to `vector`: (label, cosine), best first."""
@@ -90,21 +106,30 @@ class MappedVectors:
             top = np.argpartition(-sims, take - 1)[:take]
             best_rows.append(top + start)
             best_sims.append(sims[top])
-        rows = np.concatenate(best_rows)
-        sims = np.concatenate(best_sims)
+        labels = [self.row_labels[np.concatenate(best_rows)]]
+        sims = [np.concatenate(best_sims)]
+        if len(self.extra_labels):
+            labels.append(self.extra_labels)
+            sims.append(self.extra_vectors @ q)
+        labels, sims = np.concatenate(labels), np.concatenate(sims)
         keep = np.isfinite(sims)
-        rows, sims = rows[keep], sims[keep]
-        order = np.lexsort((rows, -sims))[:k]    # ties: the earlier row first
-        return [(int(self.row_labels[r]), float(sims_r)) for r, sims_r in zip(rows[order], sims[order])]
+        labels, sims = labels[keep], sims[keep]
+        order = np.lexsort((labels, -sims))[:k]    # ties: the lower label first
+        return [(int(label), float(sim)) for label, sim in zip(labels[order], sims[order])]
 
     def vectors_of(self, ids: list[int]) -> np.ndarray:
         """The stored vectors of these labels, in order (KeyError for one not there)."""
         if self._row_of is None:
             live = np.flatnonzero(self.live_rows)
             self._row_of = dict(zip(self.row_labels[live].tolist(), live.tolist()))
-        rows = [self._row_of[int(i)] for i in ids]
-        return np.array(self.vectors[rows], dtype=np.float32) if rows else np.zeros(
-            (0, self.vectors.shape[1]), dtype=np.float32)
+            n = len(self.row_labels)   # extra vectors: row n + their position
+            self._row_of.update(zip(self.extra_labels.tolist(), range(n, n + len(self.extra_labels))))
+        n = len(self.row_labels)
+        out = np.zeros((len(ids), self.vectors.shape[1]), dtype=np.float32)
+        for j, label in enumerate(ids):
+            row = self._row_of[int(label)]
+            out[j] = self.vectors[row] if row < n else self.extra_vectors[row - n]
+        return out
 
     def close(self) -> None:
         # numpy views keep the buffer exported; drop them before closing the map

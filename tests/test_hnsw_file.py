@@ -131,19 +131,69 @@ def test_one_shot_reader_catches_up_with_a_later_write(built, embedder, index_op
         quick.close()
 
 
-def test_one_shot_on_a_stale_file_loads_and_repairs(built, embedder, index_options, make_index):
+def test_one_shot_on_a_stale_file_scans_it_with_the_changes_since(built, embedder, index_options,
+                                                                  make_index):
+    index_dir, docs = built
+    (docs / "tent.md").write_text("# Tent\n\nThe tent pegs go in at forty-five degrees in sand.\n")
+    (docs / "bread.md").unlink()
+    writer = make_index()
+    writer.update(save_caches=False)        # SQLite has both changes; the HNSW file neither
+    writer.close()
+    quick = one_shot(index_dir, embedder, index_options)
+    normal = Index(index_dir, options=index_options, embedder=embedder)
+    try:
+        hits = quick.search("angle for tent pegs in sand", k=1)
+        assert hits and hits[0].path.endswith("tent.md")            # added since the save
+        vectors = quick._vectors_index()
+        assert vectors._mapped is not None and len(vectors._mapped.extra_labels) == 1
+        for query in ("sourdough starter feeding", "water the fern", "bike chain oil"):
+            got = [(p.path, p.start_line) for p in quick.search(query, k=4)]
+            assert not any(path.endswith("bread.md") for path, _ in got)   # deleted since
+            assert got == [(p.path, p.start_line) for p in normal.search(query, k=4)]
+        assert len(vectors) == len(normal._vectors_index())
+    finally:
+        quick.close()
+        normal.close()
+
+
+def test_one_shot_loads_the_graph_when_much_changed_since_the_save(built, embedder, index_options,
+                                                                  make_index, monkeypatch):
+    import indexer.vectors as vectors_module
+
     index_dir, docs = built
     (docs / "tent.md").write_text("# Tent\n\nThe tent pegs go in at forty-five degrees in sand.\n")
     writer = make_index()
-    writer.update(save_caches=False)        # SQLite has it; the HNSW file does not
+    writer.update(save_caches=False)
     writer.close()
+    monkeypatch.setattr(vectors_module, "MAPPED_MAX_ADDED", 0)
     quick = one_shot(index_dir, embedder, index_options)
     try:
         hits = quick.search("angle for tent pegs in sand", k=1)
         assert hits and hits[0].path.endswith("tent.md")
-        assert quick._vectors_index()._mapped is None
+        assert quick._vectors_index()._mapped is None                # loaded and repaired
     finally:
         quick.close()
+
+
+def test_a_one_shot_index_that_goes_on_to_write_keeps_every_change(built, embedder, index_options):
+    index_dir, docs = built
+    idx = one_shot(index_dir, embedder, index_options)
+    try:
+        assert idx.search("sailing boat mast", k=1)[0].path.endswith("boat.md")
+        assert idx._vectors_index()._mapped is not None
+        (docs / "kayak.md").write_text("# Kayak\n\nThe kayak paddle is feathered at sixty degrees.\n")
+        idx.update()                            # this process now writes: the graph takes over
+        assert idx._vectors_index()._mapped is None
+        assert idx.search("kayak paddle feather angle", k=1)[0].path.endswith("kayak.md")
+        assert len(idx._vectors_index()) == idx.store.counts()["chunks"]
+    finally:
+        idx.close()
+    again = Index(index_dir, options=index_options, embedder=embedder)
+    try:
+        assert again._vectors_index().open(again.store) == "loaded"  # saved in line with SQLite
+        assert again.search("kayak paddle feather angle", k=1)[0].path.endswith("kayak.md")
+    finally:
+        again.close()
 
 
 def test_cli_search_answers_without_loading_the_graph(tmp_path, monkeypatch, capsys):
