@@ -5,7 +5,8 @@ Which parts are the main content is trafilatura's call (Apache-2.0): its extract
 is matched back to the page's own elements, so what is kept still knows its heading and
 its line. Without trafilatura, or when it finds almost nothing (an index page of links),
 the whole page is read, with <nav>, <header>, <footer> and <aside> left out. The
-navigation bars of texinfo, DocBook and Sphinx pages (by their class) go either way.
+navigation bars of texinfo, DocBook, Sphinx and mdBook pages (by their class) and buttons
+go either way.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ _HTML_BLOCKS = {
     "figcaption", "caption", "form", "body", "ul", "ol", "dl", "details", "summary",
 }
 _CHROME = ["nav", "header", "footer", "aside"]
-# navigation bars of the documentation generators (texinfo, DocBook, Sphinx), by class
+# navigation bars of the documentation generators (texinfo, DocBook, Sphinx, mdBook), by class
 _CHROME_CLASSES = {"header", "nav-panel", "navheader", "navfooter", "sphinxsidebar", "related",
-                   "breadcrumb", "breadcrumbs"}
+                   "breadcrumb", "breadcrumbs", "menu-bar"}
 MIN_MAIN_WORDS = 25      # main content shorter than this: read the whole page instead
 
 
@@ -55,13 +56,16 @@ def parse_html(html: str, *, main_content: bool = True) -> ParsedDoc:
 
     main = main_text(html) if main_content else None
     soup = BeautifulSoup(html, "html.parser")
-    drop = ["script", "style", "noscript", "template", "svg", "head"]
+    # never the document's text: code, and controls (mdBook's theme menu, "Copy" buttons)
+    drop = ["script", "style", "noscript", "template", "svg", "head", "button", "select"]
     if main_content and main is None:
         drop += _CHROME
     for tag in soup(drop):
         tag.decompose()
     if main_content:
-        for tag in soup.find_all(class_=lambda c: c in _CHROME_CLASSES):
+        # blocks only: mdBook marks every heading's own anchor <a class="header">
+        for tag in soup.find_all(lambda t: t.name in _HTML_BLOCKS and
+                                 any(c in _CHROME_CLASSES for c in t.get("class") or ())):
             tag.decompose()
     groups: list[tuple[object, list[str], int | None]] = []
     for br in soup.find_all("br"):

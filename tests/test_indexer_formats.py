@@ -431,6 +431,35 @@ def test_html_paragraph_of_nested_inline_markup_is_kept_whole():
     assert "Chapter 3 of the guide" not in text                       # navigation left out
 
 
+def test_html_mdbook_page_keeps_its_headings_and_drops_its_menu():
+    """mdBook (the Rust books and many projects' docs) marks each heading's own anchor
+    <a class="header">: the navigation rule for texinfo's <div class="header"> removed
+    every heading's text, so no chunk knew its section. Its theme menu of buttons
+    ("Light Rust Coal Navy Ayu") was read as the page's first words."""
+    filler = " ".join(f"Closure number {i} captures its environment by reference." for i in range(8))
+    page = ("<html><body>\n"
+            '<nav id="sidebar" class="sidebar"><ol><li><a href="a.html">1. Getting started</a></li></ol></nav>\n'
+            '<div id="page-wrapper"><div class="page">\n'
+            '<div id="menu-bar" class="menu-bar sticky bordered">'
+            '<button id="theme-toggle" class="icon-button" type="button">Theme</button>'
+            '<ul id="theme-list" class="theme-popup" role="menu">'
+            '<li role="none"><button role="menuitem" class="theme" id="light">Light</button></li>'
+            '<li role="none"><button role="menuitem" class="theme" id="coal">Coal</button></li></ul>'
+            '<h1 class="menu-title">The Example Book</h1></div>\n'
+            '<div id="content" class="content"><main>\n'
+            '<h1 id="closures"><a class="header" href="#closures">Closures</a></h1>\n'
+            f"<p>{filler}</p>\n"
+            '<h2 id="moving"><a class="header" href="#moving">Moving captured values</a></h2>\n'
+            "<p>The move keyword forces the closure to take ownership of the values it uses.</p>\n"
+            f"<p>{filler}</p>\n"
+            "</main></div></div></div></body></html>")
+    chunks = chunks_of(page.encode(), ".html", "ch13")
+    text = " ".join(" ".join(c.text for c in chunks).split())
+    assert "take ownership of the values it uses" in text
+    assert not any(word in text for word in ("Light", "Coal", "Theme", "The Example Book"))
+    assert any(c.title == "ch13.html > Closures > Moving captured values" for c in chunks)
+
+
 # --- titles, dry run ---------------------------------------------------------------------------
 
 def test_titles_are_cleaned_of_markup():
