@@ -4,10 +4,11 @@ bench/data/relevance/DATA_CARD.md).
 
 It is measured on annotators' labels of the two corpora it never saw (postgres, debref):
 every quoted unit of the judged answers of bench/data/answers/*-scorer-roles.jsonl (146
-units, 27 answering). bench/bench_relevance_model.py printed 0.750 for the shipped file.
-How far that moves for reasons other than a fault, measured here: the same int8 file gave
-0.771 when each text was run in one batch with its question (int8 activations are
-quantised per run), and the float32 model 0.764. Another CPU's int8 kernels (VNNI or not)
+units, 27 answering). The shipped file (trained on kernel, git and rust) scores 0.813 here
+(bench/bench_relevance_model.py per corpus: postgres 0.762, debref 0.867); the one before
+it (kernel and git only) 0.750. How far that moves for reasons other than a fault,
+measured on that earlier file: 0.771 when each text was run in one batch with its
+question (int8 activations are quantised per run), and 0.764 for its float32 model. Another CPU's int8 kernels (VNNI or not)
 are a change of that kind, so the bound allows 0.05; an untrained or broken model scores
 about 0.5.
 """
@@ -26,7 +27,7 @@ from indexer.relevance_model import (RelevanceModel, RelevanceModelMissing, ship
 
 REPO = Path(__file__).resolve().parents[1]
 ANSWERS = REPO / "bench" / "data" / "answers"
-MEASURED_UNITS_AUC = 0.750   # bench/bench_relevance_model.py, the shipped file
+MEASURED_UNITS_AUC = 0.813   # this test's own figure for the shipped file (printed)
 MARGIN = 0.05
 
 
