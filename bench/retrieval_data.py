@@ -7,7 +7,9 @@ Corpora are public documentation installed from Debian packages:
   client and server applications, client authentication), 249 files;
 - debref: debian-reference-en, the Debian Reference as HTML chapters (16 files);
 - rust (a training corpus only, never measured on): rust-doc's Rust Book chapters and the
-  Rust Reference as mdBook HTML pages (about 215 files).
+  Rust Reference as mdBook HTML pages (about 215 files);
+- vim (a training corpus only): vim-runtime's help files as plain text, the user manual
+  (usr_*.txt) and 22 reference files (58 files).
 The Python and SQLite documentation are deliberately not used (kept for checks nobody
 here sees).
 """
@@ -36,8 +38,11 @@ POSTGRES_ROOT = Path("/usr/share/doc/postgresql-doc-15/html")
 POSTGRES_GLOBS = ("sql-*.html", "runtime-config*.html", "app-*.html", "auth-*.html")
 DEBREF_ROOT = Path("/usr/share/debian-reference")
 RUST_ROOT = Path("/usr/share/doc/rust-doc/html")
+VIM_ROOT = Path("/usr/share/vim/vim90/doc")
+VIM_REFERENCE = ("options change motion pattern cmdline insert undo windows tabpage fold map autocmd "
+                 "quickfix diff editing starting various spell recover visual indent terminal").split()
 CORPORA = ("kernel", "git", "postgres", "debref")
-TRAINING_ONLY = ("rust",)    # labelled for training the relevance model; no measured sets
+TRAINING_ONLY = ("rust", "vim")    # labelled for training the relevance model; no measured sets
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
 QUESTION_SETS = ("natural", "exact")
 
@@ -88,6 +93,9 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
                if p.name != "print.html" and not p.name.endswith("-redirect.html")
                and "http-equiv=\"refresh\"" not in p.read_text(errors="replace")[:2000]]
         return Corpus(name, RUST_ROOT, sorted(book + ref))
+    if name == "vim":
+        files = list(VIM_ROOT.glob("usr_*.txt")) + [VIM_ROOT / f"{n}.txt" for n in VIM_REFERENCE]
+        return Corpus(name, VIM_ROOT, sorted(f for f in files if f.is_file()))
     raise SystemExit(f"unknown corpus {name!r} ({', '.join(CORPORA + TRAINING_ONLY)})")
 
 

@@ -1,6 +1,6 @@
 """Sentences for annotators to judge, for localrag's relevance model (issue 17): per
 training question of the TRAINING corpora only (kernel, git: train-, train2- and
-heldout-*.jsonl, 300 questions; rust: train-rust.jsonl, 150 questions), the quotable sentences of the top 5 passages that
+heldout-*.jsonl, 300 questions; rust, vim: train-<corpus>.jsonl, 150 questions each), the quotable sentences of the top 5 passages that
 localrag's search returns (Index.search, the defaults), as the answer engine sees them.
 
 Per question: the quote scorer's 8 best candidates (the hard cases: the ones localrag
@@ -31,7 +31,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 OUT_DIR = REPO / "bench" / "data" / "relevance"
 DATA = REPO / "bench" / "data" / "retrieval"
-TRAINING_CORPORA = ("kernel", "git", "rust")
+TRAINING_CORPORA = ("kernel", "git", "rust", "vim")
 
 
 def training_questions(name: str) -> list[dict]:
