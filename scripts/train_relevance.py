@@ -5,7 +5,7 @@
 
 Data: bench/data/relevance/sentences-tojudge-<corpus>.jsonl (scripts/make_sentence_judging.py)
 joined with the annotators' sentences-judged-<corpus>.jsonl (RUBRIC-sentences.md), for the
-training corpora only (kernel, git, rust). A pair is (question, title + subject line + sentence);
+training corpora only (kernel, git, rust, vim). A pair is (question, title + subject line + sentence);
 its target is 1 when the annotator said the sentence answers (label 2), else 0 (related or
 not relevant: a related sentence is exactly what must not get the answer's ✔).
 
@@ -42,7 +42,7 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 DATA = REPO / "bench" / "data" / "relevance"
-TRAINING_CORPORA = ("kernel", "git", "rust")
+TRAINING_CORPORA = ("kernel", "git", "rust", "vim")
 
 
 def load_labelled(corpora=TRAINING_CORPORA, data: Path = DATA) -> list[dict]:  # noqa: ANN001
