@@ -595,8 +595,8 @@ it at least this probability of answering: even odds, the model's balanced decis
 (it was trained with the answering pairs weighted up to balance). Set before measuring.
 Judged by annotators on the corpora left out (bench/data/answers/, bench_answer_judged.py),
 with the model of kernel, git and rust: of the ✔ units shown as the answer, 12/47
-(postgres) and 12/29 (debref) answer; 9 and 10 of 15 questions answered. A rule chosen on
-one corpus's judgments does worse than this one on the other (python
+(postgres) and 12/29 (debref) answer; 9 and 10 of 15 questions answered. Rules chosen on
+one corpus's judgments (by share x questions answered) trade one for the other (python
 bench/role_rule_choice.py: chosen on postgres, floor 0.2 and no ratio: debref 0.29, 11
 answered; chosen on debref, floor 0.2 and the best only: postgres 0.43, 6 answered; this
 rule: postgres 0.24, 8; debref 0.42, 10, re-scored from the stored units)."""
