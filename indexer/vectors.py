@@ -69,6 +69,9 @@ class VectorIndex:
         matches the store's generation, map it and scan its vectors exactly instead of
         loading the graph ("mapped"); anything that changes the index loads it first."""
         with self._lock:
+            if self._mapped is not None:   # opened again: the map gives way
+                self._mapped.close()
+                self._mapped = None
             self._store = store
             generation = store.generation()
             ids = set(store.chunk_ids().tolist())
@@ -110,9 +113,10 @@ class VectorIndex:
         view = MappedVectors.open(self.bin_path, self.dim)
         if view is None:
             return False
-        if saved_generation != generation:
-            wanted = np.fromiter(ids, dtype=np.int64, count=len(ids))
-            added = np.setdiff1d(wanted, view.labels(), assume_unique=True)
+        wanted = np.fromiter(ids, dtype=np.int64, count=len(ids))
+        added = np.setdiff1d(wanted, view.labels(), assume_unique=True)
+        # checked at the same generation too: a store rebuilt beside an old file
+        if saved_generation != generation or len(added):
             if len(added) > MAPPED_MAX_ADDED:
                 view.close()
                 return False

@@ -39,7 +39,10 @@ def test_mapped_file_holds_the_saved_vectors_labels_and_delete_marks(tmp_path):
         view.vectors_of([int(labels[0])])                  # deleted: not a live vector
 
 
-def test_mapped_scan_is_the_exact_neighbours(tmp_path):
+def test_mapped_scan_is_the_exact_neighbours(tmp_path, monkeypatch):
+    import indexer.hnsw_file as hnsw_file
+
+    monkeypatch.setattr(hnsw_file, "_BLOCK_ROWS", 700)   # best of several blocks merged
     path, _index, x, labels, gone = saved_hnsw(tmp_path)
     view = MappedVectors.open(path, 384)
     unit = x / np.linalg.norm(x, axis=1, keepdims=True)
