@@ -53,6 +53,18 @@ def real_chunks(embedder, n: int) -> list[str]:
     return texts[:n]
 
 
+def cpu_session(path: Path, threads: int):
+    """An onnxruntime session laid out as the Embedder lays out one stream."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
 def fused_session(embedder, threads: int):
     """The fused, int8-quantised export, written once into a temporary folder."""
     import onnx
@@ -70,12 +82,7 @@ def fused_session(embedder, threads: int):
     model.save_model_to_file(str(tmp / "fused.onnx"))
     quantize_dynamic(str(tmp / "fused.onnx"), str(tmp / "fused.int8.onnx"), weight_type=QuantType.QInt8,
                      per_channel=True, extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    options.log_severity_level = 3
-    return ort.InferenceSession(str(tmp / "fused.int8.onnx"), options, providers=["CPUExecutionProvider"])
+    return cpu_session(tmp / "fused.int8.onnx", threads)
 
 
 def static_session(embedder, threads: int, calibration: list[str]):
@@ -109,12 +116,7 @@ def static_session(embedder, threads: int, calibration: list[str]):
                     quant_format=QuantFormat.QDQ, per_channel=True, weight_type=QuantType.QInt8,
                     activation_type=QuantType.QUInt8, calibrate_method=CalibrationMethod.MinMax,
                     op_types_to_quantize=["MatMul", "Gemm"])
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    options.log_severity_level = 3
-    return ort.InferenceSession(str(tmp / "static.int8.onnx"), options, providers=["CPUExecutionProvider"])
+    return cpu_session(tmp / "static.int8.onnx", threads)
 
 
 def main() -> None:

@@ -37,8 +37,8 @@ def normalize(path: str | Path) -> str:
 class Index:
     def __init__(self, index_dir: Path, *, options: IndexOptions, embedder: Embedder | None = None,
                  one_shot: bool = False) -> None:
-        """one_shot: this process reads the index for a query or two and exits; a saved
-        vector file that is current is then scanned in place, not loaded (VectorIndex)."""
+        """one_shot: this process reads the index for a query or two and exits; the saved
+        vector file is then scanned in place, not loaded (VectorIndex.open(mapped=True))."""
         self.one_shot = one_shot
         self.index_dir = Path(index_dir)
         try:

@@ -6,9 +6,9 @@ embeddings; a stale one (generation differs) is repaired by diffing its labels a
 the chunk ids: extra labels are marked deleted, missing ones added. Chunk ids are never
 reused, so a label present in both always holds the right vector.
 
-A process that answers one query opens it `mapped` (indexer/hnsw_file.py): when the file
-matches the store's generation, its vectors are scanned exactly in place, and the graph is
-loaded only if the process goes on to change or catch up with the index.
+A process that answers one query opens it `mapped` (indexer/hnsw_file.py): the file's
+vectors are scanned exactly in place (with the few the file lacks read from SQLite), and
+the graph is loaded only if the process goes on to change or catch up with the index.
 
 The BM25 postings (indexer/bm25.py) are the same kind of cache and follow the same
 life: this class opens, mirrors, syncs and saves them alongside (`self.lexical`), so
@@ -65,9 +65,9 @@ class VectorIndex:
     def open(self, store: Store, *, mapped: bool = False) -> str:
         """Load from disk and bring in line with the store. Returns what it did.
 
-        mapped: for a process that answers a query or two and stops. When the saved file
-        matches the store's generation, map it and scan its vectors exactly instead of
-        loading the graph ("mapped"); anything that changes the index loads it first."""
+        mapped: for a process that answers a query or two and stops. Map the saved file
+        and scan its vectors exactly instead of loading the graph ("mapped"), when it lacks
+        few of the stored vectors; anything that changes the index loads the graph first."""
         with self._lock:
             if self._mapped is not None:   # opened again: the map gives way
                 self._mapped.close()
@@ -76,7 +76,8 @@ class VectorIndex:
             generation = store.generation()
             ids = set(store.chunk_ids().tolist())
             self.lexical_outcome = self.lexical.open(store, ids, generation)
-            if mapped and self._open_mapped(store, generation, ids):
+            if mapped and self._open_mapped(store, ids):
+                self.generation = generation
                 return "mapped"
             loaded = self._load(len(ids))
             if loaded is None:
@@ -99,15 +100,13 @@ class VectorIndex:
                 return "rebuilt"
             return "repaired"
 
-    def _open_mapped(self, store: Store, generation: int, ids: set[int]) -> bool:
-        """Map the saved file for scanning. A file saved at an older generation is used
-        too when the store changed little since: rows deleted since are left out, and
-        the vectors added since (at most MAPPED_MAX_ADDED) are read from SQLite."""
+    def _open_mapped(self, store: Store, ids: set[int]) -> bool:
+        """Map the saved file for scanning, brought in line with the store: rows whose
+        chunk is gone are left out, and the vectors the file lacks (at most
+        MAPPED_MAX_ADDED, e.g. added since the watcher last saved) are read from SQLite."""
         try:
-            meta = json.loads(self.meta_path.read_text())
-            if int(meta["dim"]) != self.dim:
+            if int(json.loads(self.meta_path.read_text())["dim"]) != self.dim:
                 return False
-            saved_generation = int(meta["generation"])
         except (OSError, ValueError, KeyError, TypeError):
             return False
         view = MappedVectors.open(self.bin_path, self.dim)
@@ -115,27 +114,23 @@ class VectorIndex:
             return False
         wanted = np.fromiter(ids, dtype=np.int64, count=len(ids))
         added = np.setdiff1d(wanted, view.labels(), assume_unique=True)
-        # checked at the same generation too: a store rebuilt beside an old file
-        if saved_generation != generation or len(added):
-            if len(added) > MAPPED_MAX_ADDED:
-                view.close()
-                return False
-            view.keep_only(wanted)
-            for part_ids, vecs in store.embeddings(added.tolist()):
-                view.add(part_ids, vecs)
-        if len(view) != len(ids):   # a file at odds with its own record: load it the usual way
+        if len(added) > MAPPED_MAX_ADDED:
             view.close()
             return False
-        self._mapped, self._live, self.generation = view, ids, generation
+        view.keep_only(wanted)
+        for part_ids, vecs in store.embeddings(added.tolist()):
+            view.add(part_ids, vecs)
+        if len(view) != len(ids):   # a chunk went while its vector was read: load instead
+            view.close()
+            return False
+        self._mapped, self._live = view, ids
         return True
 
     def _loaded(self) -> None:
         """A mapped file gives way to the graph, loaded and in line with the store now:
         for a process that goes on to change the index or catch up with another's."""
         if self._mapped is not None:
-            self._mapped.close()
-            self._mapped = None
-            self.open(self._store)
+            self.open(self._store)   # closes the map
 
     def _load(self, expected: int):  # noqa: ANN202
         try:
