@@ -56,22 +56,29 @@ def is_hit(local, q, cand, row) -> bool:  # noqa: ANN001
 
 def fit(groups: list[tuple[np.ndarray, np.ndarray]], *, l2: float = 1e-2, steps: int = 3000,
         lr: float = 0.05) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Listwise logistic: maximise log sum_{positives} softmax(X w); returns mean, std, w."""
+    """Listwise logistic: maximise log sum_{positives} softmax(X w); returns mean, std, w.
+    The groups are padded into one (questions, candidates, features) array, so each
+    step is a few array operations whatever the number of questions."""
     allx = np.vstack([x for x, _ in groups])
     mean, std = allx.mean(0), allx.std(0) + 1e-6
-    gs = [((x - mean) / std, y) for x, y in groups]
-    w = np.zeros(allx.shape[1])
+    n_g, width, n_f = len(groups), max(len(x) for x, _ in groups), allx.shape[1]
+    X = np.zeros((n_g, width, n_f))
+    Y = np.zeros((n_g, width))
+    mask = np.zeros((n_g, width), dtype=bool)
+    for i, (x, y) in enumerate(groups):
+        X[i, :len(x)] = (x - mean) / std
+        Y[i, :len(y)] = y
+        mask[i, :len(x)] = True
+    w = np.zeros(n_f)
     m = np.zeros_like(w)
     v = np.zeros_like(w)
     for t in range(1, steps + 1):
-        grad = l2 * w
-        for x, y in gs:
-            z = x @ w
-            p = np.exp(z - z.max())
-            p /= p.sum()
-            pp = p * y
-            pp /= pp.sum()
-            grad += (x.T @ (p - pp)) / len(gs)
+        z = np.where(mask, X @ w, -np.inf)
+        p = np.exp(z - z.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        pp = p * Y
+        pp /= pp.sum(1, keepdims=True)
+        grad = l2 * w + np.einsum("gc,gcf->f", p - pp, X) / n_g
         m = 0.9 * m + 0.1 * grad
         v = 0.999 * v + 0.001 * grad ** 2
         w -= lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
