@@ -44,8 +44,28 @@ DEPTH = 50
 SETS = ("natural", "exact", "train")
 
 
+TRAINING_CORPORA = ("kernel", "git", "rust", "vim")   # those with training questions
+
+
 def sets_of(name: str) -> tuple[str, ...]:
-    return ("train",) if name in TRAINING_ONLY else ("natural", "exact")
+    """kernel and git: natural, exact and their training questions; postgres, debref:
+    natural and exact; rust, vim: training questions only."""
+    return (() if name in TRAINING_ONLY else ("natural", "exact")) + (
+        ("train",) if name in TRAINING_CORPORA else ())
+
+
+def set_questions(c, which: str) -> list:  # noqa: ANN001
+    """The questions of one set; "train": the training questions (train-, heldout- and
+    train2-<corpus>.jsonl, as scripts/fit_ranker.py reads them), never an evaluation set."""
+    if which != "train":
+        return questions(c, which)
+    from make_relevance_pairs import training_questions
+
+    out = training_questions(c.name)
+    for q in out:   # the hit rule needs in_source, as retrieval_data.questions sets it
+        raw = (c.root / q.file).read_text(encoding="utf-8", errors="replace")
+        q.in_source = not q.file.lower().endswith((".html", ".htm")) and norm(q.key_phrase) in norm(raw)
+    return out
 
 
 def index_dir(name: str) -> Path:
@@ -104,7 +124,8 @@ def judged_auc(name: str, model_dir: str | None) -> dict:
     return out
 
 
-def collect(name: str, pool: int, rerank: bool, model_dir: str | None = None) -> list[dict]:
+def collect(name: str, pool: int, rerank: bool, model_dir: str | None = None,
+            sets: tuple[str, ...] | None = None) -> list[dict]:
     """Per question: both sides' scored candidates, hit ids, relevance-model scores, and the
     learned ranker's features of the first stage's top RERANK_DEPTH."""
     from fit_ranker import candidate_features
@@ -117,8 +138,8 @@ def collect(name: str, pool: int, rerank: bool, model_dir: str | None = None) ->
     local = LocalIndex(index_dir(name), "onnx-int8")
     rr = (Reranker(model_dir) if model_dir else Reranker()) if rerank else None
     out = []
-    for which in sets_of(name):
-        for q in questions(c, which):
+    for which in sets or sets_of(name):
+        for q in set_questions(c, which):
             v = local.idx.embedder.encode([q.question])[0]
             t0 = time.perf_counter()
             dense, lexical = search.scored_rankings(local.vectors, v, q.question, DEPTH)
@@ -255,11 +276,13 @@ def fields(q: dict, p: dict) -> list[int]:
     return head + [c for c in base if c not in set(head)]
 
 
-# feature subsets of the ranker fitted leave-one-corpus-out
+# variants of the ranker fitted leave-one-corpus-out: (features, question sets fitted on)
 SUBSETS = {
-    "all": None,
-    "cheap": ("cos", "cos_gap", "bm25", "dense_rr", "lex_rr", "fused_rr", "title_cover",
-              "text_cover", "window_terms"),   # no window embedding: no encoder call
+    "all": (None, SETS),          # every feature, every question set of the other corpora
+    "cheap": (("cos", "cos_gap", "bm25", "dense_rr", "lex_rr", "fused_rr", "title_cover",
+               "text_cover", "window_terms"), SETS),   # no window embedding: no encoder call
+    "train": (None, ("train",)),  # only the training questions of the other corpora: the
+                                  # shipped ranker (scripts/fit_ranker.py) in every fold
 }
 FITTED: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]] = {}
 
@@ -267,7 +290,7 @@ FITTED: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray, list[int
 def subset_columns(subset: str) -> list[int]:
     from indexer.learned_rank import FEATURES
 
-    names = SUBSETS[subset] or FEATURES
+    names = SUBSETS[subset][0] or FEATURES
     return [FEATURES.index(n) for n in names]
 
 
@@ -282,6 +305,8 @@ def fit_without(data: dict[str, list[dict]], held: str, subset: str, *, l2: floa
         if name == held:
             continue
         for q in qs:
+            if q["set"] not in SUBSETS[subset][1]:
+                continue
             ids = q.get("feat_ids") or []
             hits = set(q["hits"])
             y = np.array([c in hits for c in ids], dtype=float)
@@ -320,6 +345,7 @@ SYSTEMS = {
     "rrf+pin": lambda q, p: with_pins(rrf_rank(q, p["wd"], p["wl"]), pinned(q, p["dom"])),
     "score fusion": lambda q, p: score_fusion(q, p["alpha"]),
     "score fusion+pin": lambda q, p: with_pins(score_fusion(q, p["alpha"]), pinned(q, p["dom"])),
+    "score 0.4+pin 2": lambda q, p: with_pins(score_fusion(q, 0.4), pinned(q, 2.0)),  # the default before
     "rrf+pin+rerank": lambda q, p: with_pins(reranked(q, rrf_rank(q, p["wd"], p["wl"]), p["depth"], p["blend"]),
                                              pinned(q, p["dom"])),
     "score+pin+rerank": lambda q, p: with_pins(reranked(q, score_fusion(q, p["alpha"]), p["depth"], p["blend"]),
@@ -328,6 +354,7 @@ SYSTEMS = {
     "score+pin+fields": fields,
     "learned-loo": lambda q, p: learned_loo(q, p | {"subset": "all"}),
     "learned-loo cheap": lambda q, p: learned_loo(q, p | {"subset": "cheap"}),
+    "learned-loo train": lambda q, p: learned_loo(q, p | {"subset": "train"}),
 }
 GRID = {
     "rrf": {"wd": [0.5, 0.75, 1.0], "wl": [1.0]},
@@ -341,7 +368,7 @@ GRID = {
     "score+pin+rerank": {"alpha": [0.3, 0.4, 0.5], "dom": [2.0], "depth": [10, 20, 30],
                          "blend": [0.0, 0.5, 1.0, 2.0]},
 }
-DEFAULTS = {"wd": 1.0, "wl": 1.0, "dom": 2.0, "alpha": 0.4, "depth": 20, "blend": 1.0, "beta": 0.0,
+DEFAULTS = {"wd": 1.0, "wl": 1.0, "dom": 1.5, "alpha": 0.5, "depth": 20, "blend": 1.0, "beta": 0.0,
             "gamma": 0.0}
 
 
@@ -382,9 +409,12 @@ def main() -> None:
     cache = OUT / args.cache
     data: dict[str, list[dict]] = json.loads(cache.read_text()) if args.reuse and cache.exists() else {}
     for n in names:
-        if n not in data:
-            print(f"collecting {n} ...", flush=True)
-            data[n] = collect(n, args.rerank_pool, args.cross_encoder, args.model_dir or None)
+        have = {q["set"] for q in data.get(n, [])}
+        todo = tuple(w for w in sets_of(n) if w not in have)
+        if todo:
+            print(f"collecting {n} ({', '.join(todo)}) ...", flush=True)
+            data[n] = data.get(n, []) + collect(n, args.rerank_pool, args.cross_encoder,
+                                                args.model_dir or None, sets=todo)
     cache.write_text(json.dumps(data))
     systems = [s for s in SYSTEMS if (not args.no_rerank or "rerank" not in s)
                and (args.cross_encoder or "+rerank" not in s)]

@@ -38,7 +38,7 @@ from bench_relevance_model import auc, judged_passages  # noqa: E402
 
 REL = HERE / "data" / "relevance"
 ANS = HERE / "data" / "answers"
-ROUNDS = ("-scorer-roles", "-relevance-v1", "")
+ROUNDS = ("-scorer-roles", "-relevance-v1", "-model-v2")
 
 
 def logit(p: np.ndarray) -> np.ndarray:
@@ -183,7 +183,7 @@ def main() -> None:
                     vals["scorer"].append(float(logit(ps[k])))
                     vals["fit"].append(float(w[0] * logit(pm[k]) + w[1] * logit(ps[k])))
             ya = np.array(ys)
-            print(f"  units of answers{rnd or ' (latest)'}: {len(ys)} matched ({int(ya.sum())} answer): " + ", ".join(
+            print(f"  units of answers{rnd}: {len(ys)} matched ({int(ya.sum())} answer): " + ", ".join(
                 f"{k} {auc(np.array(v)[ya], np.array(v)[~ya]):.3f}" for k, v in vals.items()))
 
 

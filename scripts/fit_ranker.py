@@ -2,8 +2,9 @@
 
     python scripts/fit_ranker.py            # -> indexer/data/ranker.json
 
-Questions: the annotated training sets of kernel and git (bench/data/retrieval/train-*,
-heldout-*, train2-*.jsonl; 300 questions, none of them an evaluation question). For
+Questions: the annotated training sets of kernel, git, rust and vim
+(bench/data/retrieval/train-*, heldout-*, train2-*.jsonl; 600 questions, none of them an
+evaluation question; postgres and debref, the corpora left out, have none). For
 each, the first stage's top RERANK_DEPTH candidates (score fusion with lexical winners
 pinned, as `localrag search` runs it) with their features; the candidate holding the
 key phrase in the answering file is the positive. A listwise logistic model (softmax
@@ -29,7 +30,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from retrieval_data import norm  # noqa: E402
 
-TRAIN_CORPORA = ("kernel", "git")
+TRAIN_CORPORA = ("kernel", "git", "rust", "vim")
 
 
 def candidate_features(local, query: str, depth: int):  # noqa: ANN001, ANN201
@@ -89,9 +90,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=str(REPO / "indexer" / "data" / "ranker.json"))
     args = ap.parse_args()
-    from bench_relevance import index_dir
+    from bench_relevance import index_dir, set_questions
     from bench_retrieval import LocalIndex
-    from make_relevance_pairs import training_questions
+    from retrieval_data import corpus
 
     from indexer.learned_rank import FEATURES
     from indexer.search import RERANK_DEPTH
@@ -99,11 +100,8 @@ def main() -> None:
     groups, n_q, used = [], 0, 0
     for name in TRAIN_CORPORA:
         local = LocalIndex(index_dir(name), "onnx-int8")
-        for q in training_questions(name):
+        for q in set_questions(corpus(name), "train"):
             n_q += 1
-            # the hit rule needs in_source, as retrieval_data.questions sets it
-            f = local.data_dir / "docs" / q.file
-            q.in_source = norm(q.key_phrase) in norm(f.read_text(encoding="utf-8", errors="replace"))
             cands, feats, rows = candidate_features(local, q.question, RERANK_DEPTH)
             y = np.array([is_hit(local, q, c, rows[c.chunk_id]) for c in cands], dtype=float)
             if y.sum() == 0 or y.sum() == len(y):

@@ -4,6 +4,8 @@ rendering, and saved chats keep the role."""
 
 from __future__ import annotations
 
+import pytest
+
 from localrag.answering.generate.extract import ANSWER_RELATIVE, Quote, Span, answer_roles
 from localrag.answering.label.answer import Answer, RetrievalDecision, Scores, Segment, answer_from_json
 from localrag.answering.label.render import (CONTEXT_SYMBOL, LABEL_SYMBOL, answer_to_markdown,
@@ -74,6 +76,19 @@ def test_with_the_relevance_model_only_what_it_finds_answering_is_the_answer():
     assert answer_roles(none, floor=0.5) == [False, False]
 
 
+def test_a_quotes_answer_probability_weighs_the_scorer_beside_the_model():
+    """ANSWER_COMBINATION: each signal moves it, so a sentence the model likes a little
+    more but the scorer finds far off can rank below one both find good."""
+    from localrag.answering.generate.extract import QUOTE_ANSWER_FLOOR, answer_probability
+
+    assert answer_probability(0.9, 0.5) > answer_probability(0.6, 0.5)
+    assert answer_probability(0.6, 0.9) > answer_probability(0.6, 0.5)
+    assert answer_probability(0.7, 0.05) < answer_probability(0.6, 0.8)
+    # the floor sits where a sentence both find likely clears it and one neither does not
+    assert answer_probability(0.9, 0.8) >= QUOTE_ANSWER_FLOOR > answer_probability(0.3, 0.2)
+    assert 0.0 < answer_probability(0.0, 0.0) < answer_probability(1.0, 1.0) < 1.0
+
+
 def _fake_embed(texts):
     import zlib
 
@@ -103,7 +118,13 @@ def test_select_quotes_takes_the_relevance_models_best_with_title_and_subject():
                            answers=answers, titles=["wal.html > Replication"])
     main = [q for q in quotes if not q.context]
     assert main[0].span.text.startswith("Specifies the maximum number of concurrent")
-    assert main[0].answers == 0.9 and all(q.answers is not None for q in quotes)
+    # its probability is the model's 0.9 combined with the quote scorer's for it
+    from localrag.answering.generate.extract import answer_probability
+
+    by_scorer = {q.span.text: q.score for q in select_quotes(
+        "how many standby servers can connect at once?", [text], _fake_embed, max_quotes=10, relative=0.0)}
+    assert main[0].answers == pytest.approx(answer_probability(0.9, by_scorer[main[0].span.text]))
+    assert all(q.answers is not None for q in quotes)
     # the model read the sentence under its passage title and its subject line
     read = next(t for t in seen[0] if "maximum number of concurrent" in t)
     assert read.split("\n")[:2] == ["wal.html > Replication", "max_wal_senders (integer)"]
