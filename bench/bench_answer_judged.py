@@ -28,43 +28,87 @@ def main() -> None:
             continue
         answers = [json.loads(x) for x in ans_path.read_text().splitlines() if x.strip()]
         judged = {d["qid"]: d for d in (json.loads(x) for x in jud_path.read_text().splitlines() if x.strip())}
-        shown = shown_yes = fully = fully_ok = ctx = ctx_yes = noise_fully = 0
-        answered = total = 0
-        seconds = []
-        for a in answers:
-            j = judged.get(a["qid"])
-            if j is None:
+        print_figures(name, answers, judged)
+        if len(answers) > 15:   # the earlier rounds judged the first 15: the same questions
+            print_figures(f"{name}, its first 15 questions", answers[:15], judged)
+        second = DATA / f"judged2-answers-{name}.jsonl"   # a second annotator, where there is one
+        if second.exists():
+            judged2 = {d["qid"]: d for d in (json.loads(x) for x in second.read_text().splitlines() if x.strip())}
+            print_figures(f"{name}, second annotator", answers, judged2)
+            agreement(answers, judged, judged2)
+
+
+def agreement(answers: list[dict], one: dict[str, dict], two: dict[str, dict]) -> None:
+    """How often two annotators gave a unit the same `answers` label, and Cohen's kappa of
+    "answers = yes" against the rest; and the questions both call answered."""
+    same = n = 0
+    both = {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0}
+    for a in answers:
+        v1 = {u["unit"]: u for u in one.get(a["qid"], {}).get("units", [])}
+        v2 = {u["unit"]: u for u in two.get(a["qid"], {}).get("units", [])}
+        for u in a["units"]:
+            if u["unit"] in v1 and u["unit"] in v2 and v1[u["unit"]]["answers"] != "-":
+                x, y = v1[u["unit"]]["answers"], v2[u["unit"]]["answers"]
+                n += 1
+                same += x == y
+                both[(x == "yes", y == "yes")] += 1
+    if not n:
+        return
+    po = (both[(True, True)] + both[(False, False)]) / n
+    p1 = (both[(True, True)] + both[(True, False)]) / n
+    p2 = (both[(True, True)] + both[(False, True)]) / n
+    pe = p1 * p2 + (1 - p1) * (1 - p2)
+    kappa = (po - pe) / (1 - pe) if pe < 1 else float("nan")
+    def answered(a: dict, judged: dict[str, dict]) -> bool:
+        v = {u["unit"]: u for u in judged.get(a["qid"], {}).get("units", [])}
+        return any(u["shown_as_answer"] and v.get(u["unit"], {}).get("answers") == "yes"
+                   and v.get(u["unit"], {}).get("supported") == "full" for u in a["units"])
+
+    pairs = [(answered(a, one), answered(a, two)) for a in answers if a["qid"] in one and a["qid"] in two]
+    print(f"  annotators agree on a unit's `answers` label {same}/{n} ({same / n:.2f}); on yes vs "
+          f"the rest: kappa {kappa:.2f} ({both[(True, True)]} both yes, "
+          f"{both[(True, False)] + both[(False, True)]} one of them); questions answered by both "
+          f"{sum(x and y for x, y in pairs)}, by one of them {sum(x != y for x, y in pairs)}, of {len(pairs)}")
+
+
+def print_figures(name: str, answers: list[dict], judged: dict[str, dict]) -> None:
+    shown = shown_yes = fully = fully_ok = ctx = ctx_yes = noise_fully = 0
+    answered = total = 0
+    seconds = []
+    for a in answers:
+        j = judged.get(a["qid"])
+        if j is None:
+            continue
+        total += 1
+        seconds.append(a["seconds"])
+        verdict = {u["unit"]: u for u in j["units"]}
+        ok = False
+        for u in a["units"]:
+            v = verdict.get(u["unit"])
+            if v is None:
                 continue
-            total += 1
-            seconds.append(a["seconds"])
-            verdict = {u["unit"]: u for u in j["units"]}
-            ok = False
-            for u in a["units"]:
-                v = verdict.get(u["unit"])
-                if v is None:
-                    continue
-                if u["label"] == "fully":
-                    fully += 1
-                    fully_ok += v.get("supported") == "full"
-                    noise_fully += v.get("noise") == "yes"
-                if u["shown_as_answer"]:
-                    shown += 1
-                    yes = v.get("answers") == "yes"
-                    shown_yes += yes
-                    ok = ok or (yes and v.get("supported") == "full")
-                elif u["role"] == "context":
-                    ctx += 1
-                    ctx_yes += v.get("answers") == "yes"
-            answered += ok
-        seconds.sort()
-        print(f"{name}: {total} questions judged (median answer {seconds[len(seconds) // 2]:.1f} s)")
-        print(f"  units shown as the answer with ✔ that answer: {shown_yes}/{shown} "
-              f"({shown_yes / max(shown, 1):.2f})")
-        print(f"  context units (›) that answer: {ctx_yes}/{ctx} ({ctx_yes / max(ctx, 1):.2f})")
-        print(f"  'fully' precision: {fully_ok}/{fully} ({fully_ok / max(fully, 1):.2f}); "
-              f"noise labelled fully: {noise_fully}")
-        print(f"  questions answered by a ✔ unit shown as the answer: {answered}/{total} "
-              f"({answered / max(total, 1):.2f})")
+            if u["label"] == "fully":
+                fully += 1
+                fully_ok += v.get("supported") == "full"
+                noise_fully += v.get("noise") == "yes"
+            if u["shown_as_answer"]:
+                shown += 1
+                yes = v.get("answers") == "yes"
+                shown_yes += yes
+                ok = ok or (yes and v.get("supported") == "full")
+            elif u["role"] == "context":
+                ctx += 1
+                ctx_yes += v.get("answers") == "yes"
+        answered += ok
+    seconds.sort()
+    print(f"{name}: {total} questions judged (median answer {seconds[len(seconds) // 2]:.1f} s)")
+    print(f"  units shown as the answer with ✔ that answer: {shown_yes}/{shown} "
+          f"({shown_yes / max(shown, 1):.2f})")
+    print(f"  context units (›) that answer: {ctx_yes}/{ctx} ({ctx_yes / max(ctx, 1):.2f})")
+    print(f"  'fully' precision: {fully_ok}/{fully} ({fully_ok / max(fully, 1):.2f}); "
+          f"noise labelled fully: {noise_fully}")
+    print(f"  questions answered by a ✔ unit shown as the answer: {answered}/{total} "
+          f"({answered / max(total, 1):.2f})")
 
 
 if __name__ == "__main__":

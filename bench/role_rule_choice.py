@@ -3,14 +3,14 @@ Prints figures, asserts nothing.
 
     python bench/role_rule_choice.py
 
-For the shipped answers of postgres and debref (bench/data/answers/answers-<corpus>.jsonl with
-the annotators' judged-answers-<corpus>.jsonl), each quote and fully supported model
+For the answers of postgres and debref recorded with the model-alone rule (bench/data/answers/
+answers-<corpus>-model-v2.jsonl with the annotators' judged-answers-<corpus>-model-v2.jsonl;
+the rule before extract.ANSWER_COMBINATION), each quote and fully supported model
 sentence is scored again by the relevance model (its passage title and its text; a quoted
 code line takes the score of the sentence beside it). A rule "logit >= floor and >= the
 best quote's - gap" is simulated on the units the answers showed: the share of units it
 would show as the answer that answer, and the questions it would answer. The rule that
-maximises share x answered on one corpus is reported on the other. ANSWER_FLOOR's docstring
-(localrag/answering/generate/extract.py) quotes this.
+maximises share x answered on one corpus is reported on the other.
 """
 
 from __future__ import annotations
@@ -26,14 +26,15 @@ sys.path.insert(0, str(HERE.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 DATA = HERE / "data" / "answers"
+ROUND = "-model-v2"
 
 
 def load(name: str, rm) -> dict[str, list[dict]]:  # noqa: ANN001
     from indexer.relevance_model import unit_text
 
-    answers = [json.loads(x) for x in (DATA / f"answers-{name}.jsonl").read_text().splitlines() if x.strip()]
+    answers = [json.loads(x) for x in (DATA / f"answers-{name}{ROUND}.jsonl").read_text().splitlines() if x.strip()]
     judged = {d["qid"]: {u["unit"]: u for u in d["units"]} for d in
-              (json.loads(x) for x in (DATA / f"judged-answers-{name}.jsonl").read_text().splitlines() if x.strip())}
+              (json.loads(x) for x in (DATA / f"judged-answers-{name}{ROUND}.jsonl").read_text().splitlines() if x.strip())}
     out = {}
     for a in answers:
         us = [dict(u, yes=judged[a["qid"]][u["unit"]]["answers"] == "yes",
