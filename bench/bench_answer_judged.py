@@ -31,11 +31,39 @@ def main() -> None:
         print_figures(name, answers, judged)
         if len(answers) > 15:   # the earlier rounds judged the first 15: the same questions
             print_figures(f"{name}, its first 15 questions", answers[:15], judged)
-        second = DATA / f"judged2-answers-{name}.jsonl"   # a second annotator, where there is one
-        if second.exists():
-            judged2 = {d["qid"]: d for d in (json.loads(x) for x in second.read_text().splitlines() if x.strip())}
-            print_figures(f"{name}, second annotator", answers, judged2)
-            agreement(answers, judged, judged2)
+        others = []   # more annotators of the same answers, where there are: judged2-, judged3-
+        for k in (2, 3):
+            path = DATA / f"judged{k}-answers-{name}.jsonl"
+            if path.exists():
+                others.append({d["qid"]: d for d in (json.loads(x) for x in path.read_text().splitlines() if x.strip())})
+                print_figures(f"{name}, annotator {k}", answers, others[-1])
+                agreement(answers, judged, others[-1])
+        if len(others) == 2:
+            print_figures(f"{name}, majority of the three annotators", answers, majority([judged, *others]))
+
+
+def majority(judges: list[dict[str, dict]]) -> dict[str, dict]:
+    """Per unit, each label as most of the annotators gave it (for `answers`, ties go to the
+    lower label, as the rubric says to when torn)."""
+    order = {"answers": ["no", "partly", "yes"], "supported": ["no", "partial", "full"], "noise": ["yes", "no"]}
+    out: dict[str, dict] = {}
+    for qid, first in judges[0].items():
+        units = []
+        for u in first["units"]:
+            labels = [next((x for x in j.get(qid, {}).get("units", []) if x["unit"] == u["unit"]), {}) for j in judges]
+            merged = {"unit": u["unit"]}
+            for key, scale in order.items():
+                votes = [x.get(key) for x in labels if x.get(key) in scale]
+                if not votes:
+                    merged[key] = "-"
+                    continue
+                # the highest label at least half of the annotators gave or exceeded
+                merged[key] = next(level for level in reversed(scale)
+                                   if sum(scale.index(v) >= scale.index(level) for v in votes) * 2 > len(votes)
+                                   or level == scale[0])
+            units.append(merged)
+        out[qid] = {"qid": qid, "units": units}
+    return out
 
 
 def agreement(answers: list[dict], one: dict[str, dict], two: dict[str, dict]) -> None:

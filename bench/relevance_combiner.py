@@ -112,6 +112,8 @@ def scored_sentences(question: str, titles: list[str], passages: list[str], rm, 
 
 
 def main() -> None:
+    from localrag.answering.generate.extract import QUOTE_ANSWER_FLOOR, RELEVANCE_POOL, answer_probability
+
     from indexer.embedder import Embedder
     from indexer.relevance_model import RelevanceModel
 
@@ -136,17 +138,28 @@ def main() -> None:
             by_q.setdefault(r["qid"], []).append(r)
         best = {"model": [], "scorer": [], "fit": []}
         lab = []
+        pooled = []   # per passage: its best combined probability among the pool, as answering does
         for rows in by_q.values():
             rows.sort(key=lambda r: r["rank"])
             cands, ps, pm = scored_sentences(rows[0]["question"], [r["title"] for r in rows],
                                              [r["text"] for r in rows], rm, emb)
             z = w[0] * logit(pm) + w[1] * logit(ps) if len(cands) else np.zeros(0)
+            pool = set(sorted(range(len(cands)), key=lambda k: (-ps[k], k))[:RELEVANCE_POOL])
+            shipped = [answer_probability(pm[k], ps[k]) for k in range(len(cands))]
             for i, r in enumerate(rows):
                 mine = [k for k, c in enumerate(cands) if c.passage == i]
+                pooled.append(max((shipped[k] for k in mine if k in pool), default=0.0))
                 lab.append(r["label"])
                 for key, v in (("model", logit(pm)), ("scorer", logit(ps)), ("fit", z)):
                     best[key].append(float(max(v[mine])) if mine else -20.0)
         lab_a = np.array(lab)
+        held = np.array(pooled)
+        said = held >= QUOTE_ANSWER_FLOOR
+        print(f"  {name}: passages holding a quote of the answer path's pool (the scorer's best "
+              f"{RELEVANCE_POOL}) at p >= {QUOTE_ANSWER_FLOOR}: {int(said.sum())} of {len(held)}; of them "
+              f"answer {(lab_a[said] == 2).mean():.2f}, answer or related {(lab_a[said] >= 1).mean():.2f}; "
+              f"answering passages found {said[lab_a == 2].mean():.2f}; AUC of the pooled best "
+              f"{auc(held[lab_a == 2], held[lab_a < 2]):.3f}")
         pf = 1 / (1 + np.exp(-(np.array(best["fit"]) + w[2])))
         for cut in (0.2, 0.3, 0.5):
             said = pf >= cut
