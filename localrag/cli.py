@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import sys
 import threading
 import time
@@ -299,13 +300,20 @@ def cmd_watch(args: argparse.Namespace) -> int:
         def on_error(exc: Exception) -> None:
             print(f"localrag: {exc}", file=sys.stderr, flush=True)
 
+        # SIGTERM (kill, systemd, a logout) stops like Ctrl-C: the watcher then writes the
+        # HNSW/BM25 files of what it changed, so the next start loads them instead of
+        # repairing them from SQLite
+        previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
         assistant.start_watching(on_event, on_error=on_error, debounce_s=args.debounce)
         print(f"Watching {len(assistant.roots())} roots. Ctrl-C stops.", flush=True)
         try:
             while not stop.wait(0.5):
                 pass
+            print("Stopped watching.", flush=True)
         except KeyboardInterrupt:
-            print("Stopped watching.")
+            print("Stopped watching.", flush=True)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
         return 0
 
 

@@ -163,3 +163,36 @@ def test_watch_reindexes_a_change(env: dict[str, str]) -> None:
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=30)
+
+
+def test_watch_stopped_by_sigterm_saves_its_search_files(env: dict[str, str]) -> None:
+    """`localrag watch` ended by SIGTERM (kill, systemd) stops as Ctrl-C does: exit 0, and the
+    HNSW and BM25 files it keeps beside SQLite are written at the store's generation, so the
+    next start loads them instead of repairing them. Before, SIGTERM killed it unsaved."""
+    import sqlite3
+
+    run(f"localrag index {env['HOME']}/notes", env)
+    proc = subprocess.Popen([sys.executable, "-m", "localrag", "watch", "--debounce", "0.2"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint)
+    try:
+        assert "Watching" in proc.stdout.readline()
+        (Path(env["HOME"]) / "notes" / "orchard.md").write_text(
+            "# Orchard\n\nThe medlar tree was grafted in March 2021.\n")
+        deadline = time.monotonic() + 60
+        found = False
+        while time.monotonic() < deadline and not found:
+            hits = json.loads(run('localrag search "medlar tree grafted" --json', env).stdout)
+            found = bool(hits) and hits[0]["path"].endswith("orchard.md")
+            time.sleep(0.5)
+        assert found
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "Stopped watching." in out
+    lexical = next(Path(env["LOCALRAG_HOME"]).rglob("lexical.json"))
+    with sqlite3.connect(lexical.parent / "index.db") as conn:
+        generation = int(conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
+    assert json.loads(lexical.read_text())["generation"] == generation
+    assert json.loads((lexical.parent / "vectors.json").read_text())["generation"] == generation
