@@ -67,9 +67,8 @@ class Settings:
     rerank: bool = False
     """Reorder the best fused candidates of every search with localrag's learned ranker
     (indexer/learned_rank.py). Off by default: on the two corpora left out of its fitting
-    it did not beat the fused ranking (README, "The ranking model"); on corpora like the
-    ones it was fitted on (the Linux and git manuals) it found the answer in the top 5 for
-    3 and 8 points more of the questions, at about 0.1-0.3 s more per search."""
+    it equals the fused ranking, and fitted leave-one-corpus-out it wins on two corpora and
+    loses on two (README, "The ranking model"); about 0.1-0.3 s more per search."""
 
     rerank_depth: int = 20
     """Fused candidates the learned ranker reorders."""
