@@ -1,0 +1,40 @@
+"""Issue 17's figures in one run, each corpus left out: prints figures, asserts nothing.
+
+    python bench/report_issue17.py [--collect]
+
+1. search recall (bench/bench_relevance.py; with --collect the candidate lists are
+   collected again, otherwise the cached ones are reused when present);
+2. the answer combination's AUC on the corpora left out (bench/relevance_combiner.py);
+3. the annotators' judgments of the recorded answers (bench/bench_answer_judged.py).
+Needs the bench indexes (bench/bench_retrieval.py --build-only, see bench/README.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def run(title: str, argv: list[str]) -> None:
+    print(f"\n{'=' * 8} {title}: {' '.join(argv)}", flush=True)
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, *argv], cwd=HERE.parent)
+    print(f"{'=' * 8} ({time.perf_counter() - t0:.0f} s, exit {done.returncode})", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--collect", action="store_true", help="collect the search candidates again")
+    args = ap.parse_args()
+    run("search, leave-one-corpus-out", ["bench/bench_relevance.py"] + ([] if args.collect else ["--reuse"]))
+    run("relevance model + quote scorer, corpora left out", ["bench/relevance_combiner.py"])
+    run("judged answers", ["bench/bench_answer_judged.py"])
+
+
+if __name__ == "__main__":
+    main()
