@@ -115,10 +115,11 @@ def lexical_winners(lexical: list[tuple[int, float]], *, dominance: float = DOMI
 
 
 def fuse_scores(dense: list[tuple[int, float]], lexical: list[tuple[int, float]], *,
-                alpha: float = 0.5) -> list[tuple[int, float]]:
-    """Score fusion: alpha x the cosine (min-max scaled over the dense candidates) plus
-    (1 - alpha) x BM25 over its best score for this query; best first. Unlike rank fusion
+                alpha: float | None = None) -> list[tuple[int, float]]:
+    """Score fusion: alpha (ALPHA unless given) x the cosine (min-max scaled over the dense
+    candidates) plus (1 - alpha) x BM25 over its best score for this query; best first. Unlike rank fusion
     it keeps how far apart the candidates are on each side."""
+    alpha = ALPHA if alpha is None else alpha
     d = dict(dense)
     lx = dict(lexical)
     ids = set(d) | set(lx)

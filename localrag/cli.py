@@ -284,37 +284,48 @@ def cmd_status(args: argparse.Namespace) -> int:
         return 0
 
 
+def _stop_on_sigterm(signum, frame) -> None:  # noqa: ANN001
+    """SIGTERM (kill, systemd, a logout) stops `watch` as Ctrl-C does. A handler must take
+    no lock (the main thread may hold the one it would wait for), so it raises where the
+    main thread is; a second SIGTERM while the caches are written is ignored."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def cmd_watch(args: argparse.Namespace) -> int:
     stop = threading.Event()
-    with _open(args) as assistant:
-        if not assistant.roots():
-            print("No folders to watch. Add one with: localrag index PATH", file=sys.stderr)
-            return 2
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        with _open(args) as assistant:
+            if not assistant.roots():
+                print("No folders to watch. Add one with: localrag index PATH", file=sys.stderr)
+                return 2
 
-        def on_event(event) -> None:
-            print(f"{time.strftime('%H:%M:%S')}  {_report_text(event.report)}", flush=True)
-            for problem in event.report.problems:
-                if problem.state == "error":
-                    print(f"error  {problem.path}: {problem.reason}", flush=True)
+            def on_event(event) -> None:
+                print(f"{time.strftime('%H:%M:%S')}  {_report_text(event.report)}", flush=True)
+                for problem in event.report.problems:
+                    if problem.state == "error":
+                        print(f"error  {problem.path}: {problem.reason}", flush=True)
 
-        def on_error(exc: Exception) -> None:
-            print(f"localrag: {exc}", file=sys.stderr, flush=True)
+            def on_error(exc: Exception) -> None:
+                print(f"localrag: {exc}", file=sys.stderr, flush=True)
 
-        # SIGTERM (kill, systemd, a logout) stops like Ctrl-C: the watcher then writes the
-        # HNSW/BM25 files of what it changed, so the next start loads them instead of
-        # repairing them from SQLite
-        previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
-        assistant.start_watching(on_event, on_error=on_error, debounce_s=args.debounce)
-        print(f"Watching {len(assistant.roots())} roots. Ctrl-C stops.", flush=True)
-        try:
-            while not stop.wait(0.5):
-                pass
-            print("Stopped watching.", flush=True)
-        except KeyboardInterrupt:
-            print("Stopped watching.", flush=True)
-        finally:
-            signal.signal(signal.SIGTERM, previous)
+            assistant.start_watching(on_event, on_error=on_error, debounce_s=args.debounce)
+            # stopped by SIGTERM as by Ctrl-C, leaving the `with` normally: the watcher then
+            # writes the HNSW/BM25 files of what it changed, so the next start loads them
+            # instead of repairing them from SQLite
+            if threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGTERM, _stop_on_sigterm)
+            print(f"Watching {len(assistant.roots())} roots. Ctrl-C stops.", flush=True)
+            try:
+                while not stop.wait(0.5):
+                    pass
+            except KeyboardInterrupt:
+                print("Stopped watching.", flush=True)
         return 0
+    finally:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, previous)
 
 
 def cmd_search(args: argparse.Namespace) -> int:

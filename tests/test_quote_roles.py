@@ -74,6 +74,12 @@ def test_with_the_relevance_model_only_what_it_finds_answering_is_the_answer():
     # no quote the model finds answering: none is shown as the answer, not even the best
     none = [replace(_q(0.8, 0), answers=0.3), replace(_q(0.7, 10), answers=0.1)]
     assert answer_roles(none, floor=0.5) == [False, False]
+    # by default the quotes' floor (QUOTE_ANSWER_FLOOR, 0.2, for the combined probability)
+    # and half the best quote's
+    default = [replace(_q(0.8, 0), answers=0.30), replace(_q(0.7, 10), answers=0.25),
+               replace(_q(0.6, 20), answers=0.14)]
+    assert answer_roles(default) == [True, True, False]
+    assert answer_roles([replace(_q(0.8, 0), answers=0.15)]) == [False]
 
 
 def test_a_quotes_answer_probability_weighs_the_scorer_beside_the_model():

@@ -119,3 +119,15 @@ def test_questions_in_words_pin_nothing(tmp_path, make_index, query):
     vectors = idx._vectors_index()
     _, lexical = search.scored_rankings(vectors, None, query, 50)
     assert lexical and lexical_winners(lexical) == []
+
+
+def test_the_chosen_fusion_constants_are_the_defaults():
+    """The constants bench/bench_relevance.py chose leave-one-corpus-out (alpha 0.5, a
+    lexical winner 1.5x above the next hit) are what search runs with by default."""
+    from indexer.search import ALPHA, fuse_scores, lexical_winners
+
+    dense, lexical = [(1, 0.9), (2, 0.5)], [(2, 10.0), (1, 5.0)]
+    assert dict(fuse_scores(dense, lexical)) == dict(fuse_scores(dense, lexical, alpha=ALPHA))
+    assert fuse_scores(dense, lexical)[0][1] == pytest.approx(ALPHA * 1.0 + (1 - ALPHA) * 0.5)
+    assert lexical_winners([(1, 1.6), (2, 1.0), (3, 0.5)]) == [1]      # 1.6x above the next
+    assert lexical_winners([(1, 1.4), (2, 1.0), (3, 0.9), (4, 0.8)]) == []   # no 1.5x gap

@@ -528,7 +528,9 @@ def select_quotes(question: str, passages: Sequence[str], embed: Embed, *,
     `answers`: the relevance model. Given, it reads the scorer's best RELEVANCE_POOL
     candidates (with their passage's title from `titles` and their subject line) and the
     quotes are the best by its probability combined with the scorer's (answer_probability),
-    each Quote.answers that probability."""
+    each Quote.answers (and Quote.score) that probability. On that path `min_score` applies
+    to the scorer's probability, before the combination, and `relative` to the combined one
+    at its default (RELATIVE_CUT)."""
     candidates = candidates_of(question, passages, relevance=relevance, split=split)
     if not candidates:
         return []
@@ -629,7 +631,7 @@ QUOTE_ANSWER_FLOOR = 0.2
 """A quote is shown as the answer only when its ANSWER_COMBINATION probability is at least
 this, and at least ANSWER_MODEL_RELATIVE of the best quote's. Chosen on the vim sentences
 (python bench/relevance_combiner.py, the rule with the best share of shown sentences that
-answer x questions with one shown, among floors 0.1-0.5 and ratios 0-1; vim is none of the
+answer x questions with an answering one shown, among floors 0.1-0.5 and ratios 0-1; vim is none of the
 corpora the answers are judged on). The rule before it (the model alone, floor 0.5), judged
 by annotators on the corpora left out (bench/data/answers/*-model-v2, bench_answer_judged.py):
 of the ✔ units shown as the answer 12/47 (postgres) and 12/29 (debref) answered; 9 and 10

@@ -371,7 +371,7 @@ class _Run:
         segments += generated
         if self.e.answers is not None and not self._no_model and segments and not any(
                 s.role == "answer" for s in segments):
-            self._note("the relevance model judged none of these sentences to answer the "
+            self._note("localrag judged none of these sentences to answer the "
                        "question: they are shown as context (›); read them, or ask in other words")
         if not segments:
             self._note("not found in your files: nothing in the passages answers the "

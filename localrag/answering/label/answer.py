@@ -101,8 +101,10 @@ class Segment:
     line: int | None = None       # the file line a quote starts on (None: not a quote, or PDF)
     role: Role = "answer"
     """answer: shown as (part of) the answer; context: a quote from a cited passage that is
-    on the question's topic but was not judged to answer it (the relevance model's
-    answer probability under ANSWER_AT): shown as context, never with the answer's ✔."""
+    on the question's topic but was not judged to answer it (a quote: its probability of
+    answering, extract.answer_probability, under QUOTE_ANSWER_FLOOR or under half the best
+    quote's; a model sentence: the relevance model's under ANSWER_FLOOR): shown as context,
+    never with the answer's ✔."""
 
     @property
     def locator(self) -> str | None:
