@@ -358,9 +358,9 @@ SYSTEMS = {
 }
 GRID = {
     "rrf": {"wd": [0.5, 0.75, 1.0], "wl": [1.0]},
-    "rrf+pin": {"wd": [0.5, 0.75, 1.0], "wl": [1.0], "dom": [1.25, 1.5, 2.0, 3.0]},
+    "rrf+pin": {"wd": [0.5, 0.75, 1.0], "wl": [1.0], "dom": [3.0, 2.0, 1.5, 1.25]},
     "score fusion": {"alpha": [0.3, 0.4, 0.5, 0.6, 0.7]},
-    "score fusion+pin": {"alpha": [0.3, 0.4, 0.5, 0.6, 0.7], "dom": [1.25, 1.5, 2.0, 3.0]},
+    "score fusion+pin": {"alpha": [0.3, 0.4, 0.5, 0.6, 0.7], "dom": [3.0, 2.0, 1.5, 1.25]},
     "score+pin+fields": {"alpha": [0.3, 0.4, 0.5], "beta": [0.0, 0.05, 0.1, 0.2, 0.3],
                          "gamma": [0.0, 0.05, 0.1, 0.2, 0.3]},
     "rrf+pin+rerank": {"wd": [0.75, 1.0], "wl": [1.0], "dom": [2.0], "depth": [10, 20, 30],
@@ -383,6 +383,8 @@ def objective(data: dict[str, list[dict]], names: list[str], system: str, p: dic
 
 
 def choose(data: dict[str, list[dict]], names: list[str], system: str) -> dict:
+    """The grid point with the best objective; ties go to the first in grid order (the
+    winner gap is listed largest first: of equal recall, the fewest pinned heads)."""
     grid = GRID.get(system, {})
     best, best_p = -1.0, dict(DEFAULTS)
     keys = list(grid)

@@ -67,8 +67,9 @@ class Settings:
     rerank: bool = False
     """Reorder the best fused candidates of every search with localrag's learned ranker
     (indexer/learned_rank.py). Off by default: on the two corpora left out of its fitting
-    it equals the fused ranking, and fitted leave-one-corpus-out it wins on two corpora and
-    loses on two (README, "The ranking model"); about 0.1-0.3 s more per search."""
+    it equals the fused ranking, and fitted leave-one-corpus-out its gains (vim, git's
+    natural questions) and losses (git's training questions, kernel) cancel (README, "The
+    ranking model"); about 0.1-0.3 s more per search."""
 
     rerank_depth: int = 20
     """Fused candidates the learned ranker reorders."""
