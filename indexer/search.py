@@ -135,9 +135,9 @@ def fuse_scores(dense: list[tuple[int, float]], lexical: list[tuple[int, float]]
 
 
 FUSION = "score"    # "score" (fuse_scores) or "rrf"; bench/bench_relevance.py, leave-one-corpus-
-ALPHA = 0.5         # out over six corpora: score fusion at alpha 0.5 with DOMINANCE 1.5 (chosen
-                    # in all six folds among 0.3-0.7) matched or beat rank fusion's recall@5 on
-                    # every corpus left out (alpha 0.4 and gap 2 before, chosen on four corpora)
+ALPHA = 0.5         # out over six corpora: score fusion, alpha 0.5 chosen in all six folds among
+                    # 0.3-0.7; with DOMINANCE it matched or beat rank fusion's recall@5 on every
+                    # corpus left out (alpha 0.4 and gap 2 before, chosen on four corpora)
 
 
 def fuse(dense: list, lexical: list, *, pinned: list[int] | None = None,
