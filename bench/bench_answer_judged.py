@@ -1,14 +1,17 @@
 """Issue 17's answer figures from annotators' judgments: prints figures, asserts nothing.
 
-    python scripts/record_answers_for_judging.py --corpora postgres,debref --limit 15
+    python scripts/record_answers_for_judging.py --corpora postgres,debref --limit 20
     # annotators: bench/data/answers/RUBRIC-answers.md -> judged-answers-<corpus>.jsonl
+    # (more annotators of the same answers: judged2-answers-, judged3-answers-<corpus>.jsonl)
     python bench/bench_answer_judged.py
 
 Per corpus (both left out of every fitting): of the units shown as the answer with ✔, the
 share that answer the question (answers = yes); "fully" precision (of the units labelled
 fully supported, shown as answer or context, the share judged supported = full); the
 share of questions answered by a ✔ unit shown as the answer; and the same for the context
-units, so that one can see what the answer/context split separates.
+units, so that one can see what the answer/context split separates. Where other annotators
+judged the same answers: their figures, their agreement with the first (Cohen's kappa of
+"answers = yes"), and with three, the majority's figures.
 """
 
 from __future__ import annotations
