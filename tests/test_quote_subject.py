@@ -79,3 +79,40 @@ def test_real_postgres_page_quotes_no_fragment_at_e_g():
     assert len(units) > 50
     for u in units:
         assert not u.text.rstrip().endswith(("e.g.", "i.e.", "(e.g.", "(i.e.")), u.text
+
+
+@pytest.mark.parametrize("text, opening", [
+    # a lead-in of prose ending in ":" is no term (Debian Reference, Appendix A / Ch. 6)
+    ("x.\n\nThis is because:\n\nThe SMTP port (25) connections from hosts serviced by the "
+     "corporate network are blocked.", "The SMTP port"),
+    ("x.\n\nFor example:\n\nThe file is read once at start.", "The file is read"),
+    # an appendix's numbered heading is a heading, not a name
+    ("x.\n\nA.2. Copyright history\n\nThe Debian Reference was initiated by Osamu Aoki in 2001.",
+     "The Debian Reference"),
+])
+def test_no_subject_from_a_lead_in_or_an_appendix_heading(text, opening):
+    assert subject_of(text, _span(text, opening)) is None
+
+
+@pytest.mark.parametrize("sentence", [
+    'The "*" indicates no login.)',                       # the end of a parenthesis begun before
+    "This is usually preferable, as potentially destructive operations (e.g.,",
+    "TRUNCATE [ TABLE ] [ ONLY ] name [ * ] [, ...",      # a synopsis cut at "[, ..."
+])
+def test_a_sentence_cut_inside_brackets_is_never_quoted(sentence):
+    from localrag.answering.judge.noise import noise_kind
+
+    assert noise_kind(sentence) == "fragment"
+    text = "The first sentence is complete and long enough. " + sentence
+    assert all(u.text != sentence for u in candidate_units(text))
+
+
+@pytest.mark.parametrize("sentence", [
+    "Use git log (see below) to check what changed.",
+    'They cannot have an asterisk or an open bracket "[" anywhere.',   # quoted: not a bracket
+    "1) Install the package before the first run.",
+])
+def test_balanced_or_quoted_brackets_are_prose(sentence):
+    from localrag.answering.judge.noise import noise_kind
+
+    assert noise_kind(sentence) is None

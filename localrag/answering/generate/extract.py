@@ -206,7 +206,18 @@ def _subject_words(line: str) -> set[str]:
             if len(w) > 2 and w.lower() not in lexical.STOPWORDS}
 
 
-_NUMBERED_HEADING = re.compile(r"^\d+(?:\.\d+)+\.?\s")   # "1.3.7. Auto-start features of MC"
+_NUMBERED_HEADING = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)+\.?\s")   # "1.3.7. Auto-start features
+# of MC", an appendix's "A.2. Copyright history"
+
+
+def _prose_lead_in(line: str) -> bool:
+    """A line ending in ":" that is words of prose ("This is because:", "For example:"),
+    not a term: half its words or more are function words, and nothing in it looks like a
+    name (_IDENTIFIER)."""
+    words = re.findall(r"[A-Za-z]+", line)
+    if not words or _IDENTIFIER.search(line.rstrip(":")):
+        return False
+    return sum(w.lower() in lexical.STOPWORDS for w in words) * 2 >= len(words)
 
 
 def subject_of(text: str, span: Span) -> Span | None:
@@ -236,7 +247,8 @@ def subject_of(text: str, span: Span) -> Span | None:
                 return None
         else:
             stripped = line.strip()
-            term = stripped.endswith(":") and not stripped.endswith("::") or stripped.endswith("::")
+            term = (stripped.endswith(":") and not stripped.endswith("::") or stripped.endswith("::")) \
+                and not _prose_lead_in(stripped)
             if (len(stripped) > MAX_SUBJECT_CHARS or re.search(r"[.!?]$", stripped)
                     or _NUMBERED_HEADING.match(stripped)
                     or not (term or _IDENTIFIER.search(stripped))):

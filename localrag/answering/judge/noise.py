@@ -141,10 +141,30 @@ def is_echo(sentence: str, question: str = "") -> bool:
     return False
 
 
+_QUOTED = re.compile(r'"[^"]*"|`[^`]*`|“[^”]*”')
+
+
+def is_unbalanced(sentence: str) -> bool:
+    """Cut inside a bracket: a "(" or "[" it never closes (a sentence split at an "e.g." in
+    parentheses, a synopsis cut at "[, ..."), or a closing one at its end that it never
+    opened (the end of a parenthesis begun in the sentence before). Brackets inside quotes
+    ("open bracket [", "\\(") do not count."""
+    t = _QUOTED.sub("", sentence.strip())
+    for opening, closing in (("(", ")"), ("[", "]")):
+        if t.count(opening) > t.count(closing):
+            return True
+        if t.count(closing) > t.count(opening) and t.rstrip().endswith(closing):
+            return True
+    return False
+
+
 def is_fragment(sentence: str) -> bool:
-    """Too short to state anything: fewer than three words, or no word of four letters."""
+    """Too short to state anything (fewer than three words, or no word of four letters),
+    a title rather than a sentence, or cut inside a bracket (is_unbalanced)."""
     words = _words(sentence)
     if len(words) < 3 or not any(len(w) >= 3 for w in words):
+        return True
+    if is_unbalanced(sentence):
         return True
     # a title rather than a sentence: a few words without a closing stop
     return len(words) <= 4 and not re.search(r"[.!?][\"')\]]*$", sentence.strip())
@@ -188,4 +208,4 @@ def noise_kind(sentence: str, *, question: str = "",
 
 
 __all__ = ["NOISE_KINDS", "noise_kind", "is_markup", "is_code", "is_degenerate", "is_filler",
-           "is_echo", "is_fragment", "near_repeat"]
+           "is_echo", "is_fragment", "is_unbalanced", "near_repeat"]
