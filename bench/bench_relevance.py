@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "scripts"))
 
-from retrieval_data import CORPORA, OUT, TRAINING_ONLY, corpus, norm, questions  # noqa: E402
+from retrieval_data import CORPORA, OUT, TRAINING_ONLY, corpus, is_markup_extracted, norm, questions  # noqa: E402
 
 DEPTH = 50
 # question sets by corpus: the four measured corpora have natural and exact-lookup sets;
@@ -64,7 +64,7 @@ def set_questions(c, which: str) -> list:  # noqa: ANN001
     out = training_questions(c.name)
     for q in out:   # the hit rule needs in_source, as retrieval_data.questions sets it
         raw = (c.root / q.file).read_text(encoding="utf-8", errors="replace")
-        q.in_source = not q.file.lower().endswith((".html", ".htm")) and norm(q.key_phrase) in norm(raw)
+        q.in_source = not is_markup_extracted(q.file) and norm(q.key_phrase) in norm(raw)
     return out
 
 
@@ -198,18 +198,15 @@ def with_pins(order: list[int], pins: list[int]) -> list[int]:
 
 
 def score_fusion(q: dict, alpha: float) -> list[int]:
-    """alpha * cosine (min-max over the union) + (1 - alpha) * BM25 / max BM25."""
-    d = {cid: s for cid, s in q["dense"]}
-    lx = {cid: s for cid, s in q["lexical"]}
-    ids = set(d) | set(lx)
-    if not ids:
-        return []
-    dv = list(d.values()) or [0.0]
-    lo, hi = min(dv), max(dv)
-    lmax = max(lx.values()) if lx else 1.0
-    f = {cid: alpha * ((d.get(cid, lo) - lo) / (hi - lo or 1)) + (1 - alpha) * (lx.get(cid, 0.0) / (lmax or 1))
-         for cid in ids}
+    """alpha * cosine (min-max over the dense candidates) + (1 - alpha) * BM25 / max BM25."""
+    f = fused_scores(q, alpha)
     return [cid for cid, _ in sorted(f.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def head_first(order: list[int], pins: list[int], base: list[int]) -> list[int]:
+    """Pinned winners, then the reordered head, then the rest of the first stage's order."""
+    head = pins + [c for c in order if c not in set(pins)]
+    return head + [c for c in base if c not in set(head)]
 
 
 def reranked(q: dict, base: list[int], depth: int, blend: float) -> list[int]:
@@ -241,12 +238,11 @@ def learned(q: dict, p: dict) -> list[int]:
     z = w.logits(np.array(q["feats"], dtype=np.float32))
     pins = pinned(q, p["dom"])
     order = [c for _, c in sorted(zip(-z, ids), key=lambda t: t[0])]
-    head = pins + [c for c in order if c not in set(pins)]
-    return head + [c for c in base if c not in set(head)]
+    return head_first(order, pins, base)
 
 
 def fused_scores(q: dict, alpha: float) -> dict[int, float]:
-    """score_fusion's fused score by id."""
+    """The fused score by id (score_fusion orders by it)."""
     d = {cid: s for cid, s in q["dense"]}
     lx = {cid: s for cid, s in q["lexical"]}
     dv = list(d.values()) or [0.0]
@@ -272,8 +268,7 @@ def fields(q: dict, p: dict) -> list[int]:
     score = {c: fs.get(c, 0.0) + p["beta"] * f[i, ti] + p["gamma"] * f[i, wi] for i, c in enumerate(ids)}
     pins = pinned(q, p["dom"])
     order = sorted(ids, key=lambda c: -score[c])
-    head = pins + [c for c in order if c not in set(pins)]
-    return head + [c for c in base if c not in set(head)]
+    return head_first(order, pins, base)
 
 
 # variants of the ranker fitted leave-one-corpus-out: (features, question sets fitted on)
@@ -328,8 +323,7 @@ def learned_loo(q: dict, p: dict) -> list[int]:
     z = ((np.array(q["feats"], dtype=float)[:, cols] - mean) / std) @ w
     pins = pinned(q, p["dom"])
     order = [c for _, c in sorted(zip(-z, ids), key=lambda t: t[0])]
-    head = pins + [c for c in order if c not in set(pins)]
-    return head + [c for c in base if c not in set(head)]
+    return head_first(order, pins, base)
 
 
 def recall(qs: list[dict], orders: list[list[int]], k: int = 5) -> float:

@@ -144,25 +144,35 @@ def test_readme_commands_run(env: dict[str, str], hub: HubServer) -> None:
     assert "selfrag-7b:q4_k_m (default)" in listed and "installed, in use" in listed
 
 
-def test_watch_reindexes_a_change(env: dict[str, str]) -> None:
+def _start_watch_and_save(env: dict[str, str], name: str, text: str, query: str) -> subprocess.Popen:
+    """`localrag watch` running over the indexed notes, and a new note `name` saved that a
+    search for `query` finds (polled up to a minute)."""
     run(f"localrag index {env['HOME']}/notes", env)
     proc = subprocess.Popen([sys.executable, "-m", "localrag", "watch", "--debounce", "0.2"],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=default_sigint)
     try:
         assert "Watching" in proc.stdout.readline()
-        (Path(env["HOME"]) / "notes" / "garden.md").write_text(
-            "# Garden\n\nThe quince tree was planted in November 2019.\n")
+        (Path(env["HOME"]) / "notes" / name).write_text(text)
         deadline = time.monotonic() + 60
         found = False
         while time.monotonic() < deadline and not found:
-            hits = json.loads(run('localrag search "quince tree planted" --json', env).stdout)
-            found = bool(hits) and hits[0]["path"].endswith("garden.md")
+            hits = json.loads(run(f'localrag search "{query}" --json', env).stdout)
+            found = bool(hits) and hits[0]["path"].endswith(name)
             time.sleep(0.5)
         assert found
-    finally:
+    except BaseException:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=30)
+        raise
+    return proc
+
+
+def test_watch_reindexes_a_change(env: dict[str, str]) -> None:
+    proc = _start_watch_and_save(env, "garden.md", "# Garden\n\nThe quince tree was planted in "
+                                 "November 2019.\n", "quince tree planted")
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=30)
 
 
 def test_watch_stopped_by_sigterm_saves_its_search_files(env: dict[str, str]) -> None:
@@ -171,24 +181,10 @@ def test_watch_stopped_by_sigterm_saves_its_search_files(env: dict[str, str]) ->
     next start loads them instead of repairing them. Before, SIGTERM killed it unsaved."""
     import sqlite3
 
-    run(f"localrag index {env['HOME']}/notes", env)
-    proc = subprocess.Popen([sys.executable, "-m", "localrag", "watch", "--debounce", "0.2"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=default_sigint)
-    try:
-        assert "Watching" in proc.stdout.readline()
-        (Path(env["HOME"]) / "notes" / "orchard.md").write_text(
-            "# Orchard\n\nThe medlar tree was grafted in March 2021.\n")
-        deadline = time.monotonic() + 60
-        found = False
-        while time.monotonic() < deadline and not found:
-            hits = json.loads(run('localrag search "medlar tree grafted" --json', env).stdout)
-            found = bool(hits) and hits[0]["path"].endswith("orchard.md")
-            time.sleep(0.5)
-        assert found
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
+    proc = _start_watch_and_save(env, "orchard.md", "# Orchard\n\nThe medlar tree was grafted "
+                                 "in March 2021.\n", "medlar tree grafted")
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert "Stopped watching." in out
     lexical = next(Path(env["LOCALRAG_HOME"]).rglob("lexical.json"))

@@ -247,8 +247,7 @@ def subject_of(text: str, span: Span) -> Span | None:
                 return None
         else:
             stripped = line.strip()
-            term = (stripped.endswith(":") and not stripped.endswith("::") or stripped.endswith("::")) \
-                and not _prose_lead_in(stripped)
+            term = stripped.endswith(":") and not _prose_lead_in(stripped)   # ":" or "::"
             if (len(stripped) > MAX_SUBJECT_CHARS or re.search(r"[.!?]$", stripped)
                     or _NUMBERED_HEADING.match(stripped)
                     or not (term or _IDENTIFIER.search(stripped))):
