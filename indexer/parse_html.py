@@ -1,5 +1,6 @@
 """HTML: the page's main content (navigation, sidebars, footers left out), by block
 element, headings kept as the heading path, each block cited by its line in the file.
+A definition list's term ends with ":" (_term), as the term lines of other formats do.
 
 Which parts are the main content is trafilatura's call (Apache-2.0): its extracted text
 is matched back to the page's own elements, so what is kept still knows its heading and
@@ -49,6 +50,21 @@ def main_text(html: str) -> str | None:
     return " " + _norm(got) + " "
 
 
+def _term(dt: object) -> bool:
+    """A definition list's term that its description follows (a <dt> with a <dd> after
+    it, or after the terms that follow it; not in a table of contents): its text is ended
+    with ":", as a term line of AsciiDoc or a manual page reads, so that a quote from the
+    description can bring the name it describes (PostgreSQL's "RESTART IDENTITY",
+    "ON_ERROR_STOP"). A term that ends in punctuation of its own ("Why does it fail?") is
+    left as it is."""
+    dl = dt.find_parent("dl")                                   # type: ignore[attr-defined]
+    if dl is None or any("toc" in (t.get("class") or ()) for t in [dl, *dl.find_parents("dl")]):
+        return False
+    nxt = next((t for t in dt.find_next_siblings() if t.name != "dt"), None)  # type: ignore[attr-defined]
+    text = dt.get_text(" ", strip=True)                         # type: ignore[attr-defined]
+    return nxt is not None and nxt.name == "dd" and not re.search(r"[.!?:;,]$", text)
+
+
 def parse_html(html: str, *, main_content: bool = True) -> ParsedDoc:
     """`main_content`: keep only what trafilatura finds to be the page's content (an
     e-book chapter is all content: False)."""
@@ -87,6 +103,8 @@ def parse_html(html: str, *, main_content: bool = True) -> ParsedDoc:
             piece = "".join(strings).strip("\n")
         else:
             piece = " ".join("".join(strings).split())
+        if piece and name == "dt" and _term(block):
+            piece += ":"
         if piece:
             kind = name if re.fullmatch(r"h[1-6]", name) else ("code" if name == "pre" else "text")
             pieces.append((kind, piece, line))

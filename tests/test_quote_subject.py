@@ -37,8 +37,46 @@ def test_a_description_brings_the_name_it_describes(text, opening, subject):
     assert text[found.start:found.end] == subject     # offsets point at the file's line
 
 
+def test_a_later_sentence_of_a_description_brings_its_name_too():
+    """"The default is 10." says nothing without the setting it is the default of: every
+    sentence of the paragraph under a term line has that term as its subject."""
+    span = _span(POSTGRES, "The default is 10")
+    found = subject_of(POSTGRES, span)
+    assert found is not None and found.text == "max_wal_senders ( integer )"
+    wrapped = ("dirty_ratio\n\nContains, as a percentage of total\navailable memory, the "
+               "number of pages. It is\nwritten back by the flusher threads.")
+    found = subject_of(wrapped, _span(wrapped, "It is written back"))
+    assert found is not None and found.text == "dirty_ratio"
+
+
+def _page(name: str) -> str:
+    page = Path(__file__).parent / "data" / "postgres_docs" / name
+    return parse_bytes(page.read_bytes(), ext=".html", name=page.name).text
+
+
+def test_an_html_definition_term_is_the_subject_of_its_description():
+    """PostgreSQL's SQL pages describe each option in a definition list: "RESTART
+    IDENTITY" in capitals names no identifier, and the sentence under it says "restart"
+    itself, yet the option's name is what a person needs (judged answer postgres-020)."""
+    text = _page("sql-truncate.html")
+    assert "\n\nRESTART IDENTITY:\n\n" in text        # the parser ends a term with ":"
+    span = _span(text, "Automatically restart sequences owned by columns")
+    found = subject_of(text, span)
+    assert found is not None and found.text == "RESTART IDENTITY:"
+    assert not any(u.text.startswith("RESTART IDENTITY") for u in candidate_units(text))
+    # a setting's term line too, for the paragraph's later sentences
+    text = _page("runtime-config-replication.html")
+    span = _span(text, "The default is 10")
+    found = subject_of(text, span)
+    assert found is not None and found.text.startswith("max_wal_senders")
+
+
+def test_a_table_of_contents_term_is_left_as_it_is():
+    text = _page("runtime-config-replication.html")
+    assert "20.6.1. Sending Servers:" not in text
+
+
 @pytest.mark.parametrize("text, opening", [
-    (POSTGRES, "The default is 10"),           # not the paragraph's first sentence
     (GIT_PUSH, "This option overrides"),       # a paragraph of its own, no term above it
     ("Setup\n\nInstall the package with pip first.", "Install"),   # a heading in words
     ("max_wal_senders ( integer )\n\nmax_wal_senders sets the limit.", "max_wal_senders sets"),
@@ -116,3 +154,15 @@ def test_balanced_or_quoted_brackets_are_prose(sentence):
     from localrag.answering.judge.noise import noise_kind
 
     assert noise_kind(sentence) is None
+
+
+def test_two_quotes_of_one_description_name_it_once():
+    from localrag.answering.generate.extract import Candidate, pick_quotes
+
+    spans = [_span(POSTGRES, "Specifies the maximum"), _span(POSTGRES, "The default is 10")]
+    candidates = [Candidate(0, k / 1, s, s.text) for k, s in enumerate(spans)]
+    quotes = pick_quotes("How many standby servers can connect?", [POSTGRES], candidates,
+                         [0.9, 0.8])
+    assert [q.span.text for q in quotes] == [s.text for s in spans]
+    assert quotes[0].subject is not None and quotes[0].subject.text == "max_wal_senders ( integer )"
+    assert quotes[1].subject is None

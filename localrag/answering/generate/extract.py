@@ -220,21 +220,49 @@ def _prose_lead_in(line: str) -> bool:
     return sum(w.lower() in lexical.STOPWORDS for w in words) * 2 >= len(words)
 
 
+def _paragraph_opening(text: str, span: Span) -> int:
+    """Where the paragraph of the sentence `span` opens: back over the sentences right
+    before it in one paragraph (_next_to) that end as sentences do ("." "!" "?"). A term or
+    signature line has no sentence end, so it is never part of the paragraph under it."""
+    spans = sentence_spans(text)
+    at = next((k for k, s in enumerate(spans) if s.start == span.start), None)
+    if at is None:
+        return span.start
+    while at > 0 and _next_to(text, spans[at - 1], spans[at]) and \
+            re.search(r"[.!?][\W_]{0,3}$", spans[at - 1].text):
+        at -= 1
+    return spans[at].start
+
+
+def _names_itself(subject: str, sentence: str) -> bool:
+    """The sentence names what the subject line names: it holds the line's identifiers
+    (words with "_", ".", "-" or digits: max_wal_senders, core.autocrlf), or, when the line
+    has none, all of its words ("RESTART IDENTITY": a sentence saying "restart" does not
+    name the option)."""
+    names = _subject_words(subject)
+    said = _subject_words(sentence)
+    ids = {w for w in names if re.search(r"[_.\-0-9]", w)}
+    return bool(ids & said) if ids else names <= said
+
+
 def subject_of(text: str, span: Span) -> Span | None:
     """The line naming what the sentence `span` describes, when the sentence does not name
     it: an option or signature term line ("--force-with-lease=<refname>:", "max_wal_senders
-    ( integer )", "getrecursionlimit()") or a heading line that stands right above the
-    paragraph the sentence opens. Such a description ("Specifies the maximum number of
-    concurrent connections ...") says nothing without its name.
+    ( integer )", "getrecursionlimit()", an HTML definition term, which the parser ends
+    with ":") or a heading line that stands right above the paragraph the sentence is in.
+    Such a description ("Specifies the maximum number of concurrent connections ...", "The
+    default is 10.") says nothing without its name.
 
-    Rules: the sentence starts its line and its paragraph; the nearest line above it
-    with words (past at most two blank lines) is short (at most MAX_SUBJECT_CHARS, no
-    sentence end), looks like an identifier, option or signature (_IDENTIFIER) or is a
-    term line ending in ":", and shares no content word with the sentence. Of several
-    term lines in a row (git's "--[no-]force-with-lease:" and its variants), the first."""
-    line_start = text.rfind("\n", 0, span.start) + 1
-    if text[line_start:span.start].strip():
-        return None                      # the sentence starts mid-line: not a paragraph's first
+    Rules: the sentence's paragraph (_paragraph_opening) starts a line; the nearest line
+    above that paragraph with words (past at most two blank lines) is
+    short (at most MAX_SUBJECT_CHARS, no sentence end), looks like an identifier, option
+    or signature (_IDENTIFIER) or is a term line ending in ":", and the sentence does not
+    name it itself (_names_itself). Of several term lines in a row (git's
+    "--[no-]force-with-lease:" and its variants), the first."""
+    opening = _paragraph_opening(text, span)
+    line_start = text.rfind("\n", 0, opening) + 1
+    if text[line_start:opening].strip():
+        return None                      # the paragraph starts mid-line: no line above it
     pos, blanks, lines = line_start, 0, []
     while pos > 0 and len(lines) < 4:
         prev_start = text.rfind("\n", 0, pos - 1) + 1
@@ -261,8 +289,8 @@ def subject_of(text: str, span: Span) -> Span | None:
     if not lines:
         return None
     start, end, first = lines[-1]        # the first of the term lines, in file order
-    names = _subject_words(" ".join(x[2] for x in lines))
-    if not names or names & _subject_words(span.text):
+    names = " ".join(x[2] for x in lines)
+    if not _subject_words(names) or _names_itself(names, span.text):
         return None                      # the sentence names its subject itself
     lead = len(text[start:end]) - len(text[start:end].lstrip())
     return Span(start + lead, end, first)
@@ -615,6 +643,7 @@ def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Can
     taken = {(candidates[k].passage, candidates[k].span.start) for k in chosen}
     units: dict[int, list[Span]] = {}
     quotes: list[Quote] = []
+    subjects: set[str] = set()
     for k in chosen:
         c = candidates[k]
         text = passages[c.passage]
@@ -624,8 +653,13 @@ def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Can
         if before is not None and (c.passage, before.start) not in taken:
             taken.add((c.passage, before.start))
             quotes.append(Quote(c.passage, before, probs[k], context="before"))
+        subject = subject_of(text, c.span) if before is None else None
+        if subject is not None and subject.text in subjects:
+            subject = None           # a second sentence of one description: named once
+        elif subject is not None:
+            subjects.add(subject.text)
         quotes.append(Quote(c.passage, c.span, probs[k], code_after(text, c.span),
-                            subject=subject_of(text, c.span) if before is None else None))
+                            subject=subject))
         if after is not None and (c.passage, after.start) not in taken:
             taken.add((c.passage, after.start))
             quotes.append(Quote(c.passage, after, probs[k], context="after"))
