@@ -1,6 +1,7 @@
 """HTML: the page's main content (navigation, sidebars, footers left out), by block
 element, headings kept as the heading path, each block cited by its line in the file.
-A definition list's term ends with ":" (_term), as the term lines of other formats do.
+A definition list's term ends with ":" (_term) and its description is indented under it
+(_description_depth), as a manual page's are.
 
 Which parts are the main content is trafilatura's call (Apache-2.0): its extracted text
 is matched back to the page's own elements, so what is kept still knows its heading and
@@ -50,6 +51,15 @@ def main_text(html: str) -> str | None:
     return " " + _norm(got) + " "
 
 
+def _term_list(dl: object) -> bool:
+    """A definition list of terms and their descriptions: not a table of contents (DocBook's
+    <dl class="toc">, nested in one or not)."""
+    if dl is None:
+        return False
+    return not any("toc" in (t.get("class") or ())                         # type: ignore[attr-defined]
+                   for t in [dl, *dl.find_parents("dl")])                  # type: ignore[attr-defined]
+
+
 def _term(dt: object) -> bool:
     """A definition list's term that its description follows (a <dt> with a <dd> after
     it, or after the terms that follow it; not in a table of contents): its text is ended
@@ -57,12 +67,24 @@ def _term(dt: object) -> bool:
     description can bring the name it describes (PostgreSQL's "RESTART IDENTITY",
     "ON_ERROR_STOP"). A term that ends in punctuation of its own ("Why does it fail?") is
     left as it is."""
-    dl = dt.find_parent("dl")                                   # type: ignore[attr-defined]
-    if dl is None or any("toc" in (t.get("class") or ()) for t in [dl, *dl.find_parents("dl")]):
+    if not _term_list(dt.find_parent("dl")):                               # type: ignore[attr-defined]
         return False
     nxt = next((t for t in dt.find_next_siblings() if t.name != "dt"), None)  # type: ignore[attr-defined]
-    text = dt.get_text(" ", strip=True)                         # type: ignore[attr-defined]
+    text = dt.get_text(" ", strip=True)                                    # type: ignore[attr-defined]
     return nxt is not None and nxt.name == "dd" and not re.search(r"[.!?:;,]$", text)
+
+
+DESCRIPTION_INDENT = "    "
+
+
+def _description_depth(block: object) -> int:
+    """How many descriptions (<dd> of a term list) the block is in: each indents its
+    paragraphs by DESCRIPTION_INDENT under the term, as a manual page does, so that every
+    paragraph of a description, not only its first, can be told to belong to its term."""
+    if block is None:
+        return 0
+    dds = ([block] if getattr(block, "name", "") == "dd" else []) + list(block.find_parents("dd"))  # type: ignore[attr-defined]
+    return sum(_term_list(dd.find_parent("dl")) for dd in dds)
 
 
 def parse_html(html: str, *, main_content: bool = True) -> ParsedDoc:
@@ -105,6 +127,10 @@ def parse_html(html: str, *, main_content: bool = True) -> ParsedDoc:
             piece = " ".join("".join(strings).split())
         if piece and name == "dt" and _term(block):
             piece += ":"
+        depth = _description_depth(block) if piece else 0
+        if depth:
+            piece = "\n".join(DESCRIPTION_INDENT * depth + x if x.strip() else x
+                              for x in piece.split("\n"))
         if piece:
             kind = name if re.fullmatch(r"h[1-6]", name) else ("code" if name == "pre" else "text")
             pieces.append((kind, piece, line))

@@ -5,8 +5,8 @@ localrag as a person would (the default instruct model, mode always, each questi
 fresh chat) over the bench's index of that corpus, and writes every unit shown with its
 mark, role, citation and the cited passage:
 
-    python scripts/record_answers_for_judging.py --corpora postgres,debref [--rerank on]
-    # -> bench/data/answers/answers-<corpus>[-rerank].jsonl
+    python scripts/record_answers_for_judging.py --corpora postgres,debref [--rerank on] [--tag T]
+    # -> bench/data/answers/answers-<corpus>[-rerank][-T].jsonl
 
 Annotators then judge each unit (bench/data/answers/RUBRIC-answers.md) and
 bench/bench_answer_judged.py prints the figures.
@@ -37,6 +37,8 @@ def main() -> None:
     ap.add_argument("--rerank", default="off", choices=["on", "off"], help="the learned ranker (off: the default)")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--tag", default="", help="a round's name: answers-<corpus>-<tag>.jsonl "
+                    "(an earlier round's file and its judgements stay as they are)")
     args = ap.parse_args()
     from bench_relevance import index_dir
 
@@ -49,7 +51,7 @@ def main() -> None:
         if args.limit:
             qs = qs[:args.limit]
         data_dir = index_dir(name)
-        suffix = "" if args.rerank == "off" else "-rerank"
+        suffix = ("" if args.rerank == "off" else "-rerank") + (f"-{args.tag}" if args.tag else "")
         out = OUT_DIR / f"answers-{name}{suffix}.jsonl"
         overrides = {"retrieval_mode": "always", "rerank": args.rerank == "on",
                      "n_threads": args.threads}

@@ -234,6 +234,30 @@ def _paragraph_opening(text: str, span: Span) -> int:
     return spans[at].start
 
 
+def _description_term(text: str, line_start: int) -> tuple[int, int, str] | None:
+    """The term line a description is indented under, for any of its paragraphs: the
+    nearest line above the one at `line_start` that is indented less, when that line is a
+    term (ending in ":", no lead-in of prose, short): an HTML definition's term with its
+    description, which the parser indents, or a manual page's option. (start, end, the
+    line stripped) or None."""
+    end = text.find("\n", line_start)
+    depth = indent_width(text[line_start:end if end >= 0 else len(text)])
+    if depth == 0:
+        return None
+    pos = line_start
+    while pos > 0:
+        prev_start = text.rfind("\n", 0, pos - 1) + 1
+        line = text[prev_start:pos - 1]
+        if line.strip() and indent_width(line) < depth:
+            stripped = line.strip()
+            if (stripped.endswith(":") and not _prose_lead_in(stripped)
+                    and len(stripped) <= MAX_SUBJECT_CHARS and not _NUMBERED_HEADING.match(stripped)):
+                return prev_start, prev_start + len(line), stripped
+            return None
+        pos = prev_start
+    return None
+
+
 def _names_itself(subject: str, sentence: str) -> bool:
     """The sentence names what the subject line names: it holds the line's identifiers
     (words with "_", ".", "-" or digits: max_wal_senders, core.autocrlf), or, when the line
@@ -258,7 +282,8 @@ def subject_of(text: str, span: Span) -> Span | None:
     short (at most MAX_SUBJECT_CHARS, no sentence end), looks like an identifier, option
     or signature (_IDENTIFIER) or is a term line ending in ":", and the sentence does not
     name it itself (_names_itself). Of several term lines in a row (git's
-    "--[no-]force-with-lease:" and its variants), the first."""
+    "--[no-]force-with-lease:" and its variants), the first. A paragraph further down an
+    indented description has its term all the same (_description_term)."""
     opening = _paragraph_opening(text, span)
     line_start = text.rfind("\n", 0, opening) + 1
     if text[line_start:opening].strip():
@@ -287,7 +312,10 @@ def subject_of(text: str, span: Span) -> Span | None:
                 break                    # a heading or signature: one line
         pos = prev_start
     if not lines:
-        return None
+        term = _description_term(text, line_start)
+        if term is None:
+            return None
+        lines = [term]
     start, end, first = lines[-1]        # the first of the term lines, in file order
     names = " ".join(x[2] for x in lines)
     if not _subject_words(names) or _names_itself(names, span.text):
