@@ -9,7 +9,10 @@ Corpora are public documentation installed from Debian packages:
 - rust (a training corpus only, never measured on): rust-doc's Rust Book chapters and the
   Rust Reference as mdBook HTML pages (about 215 files);
 - vim (a training corpus only): vim-runtime's help files as plain text, the user manual
-  (usr_*.txt) and 22 reference files (58 files).
+  (usr_*.txt) and 22 reference files (58 files);
+- zsh (for choosing the answer-role rule only, never a search fold): zsh-doc's manual as
+  texinfo HTML (`/usr/share/doc/zsh-common/html`, 178 pages without the index and contents
+  pages).
 The Python and SQLite documentation are deliberately not used (kept for checks nobody
 here sees).
 """
@@ -41,8 +44,10 @@ RUST_ROOT = Path("/usr/share/doc/rust-doc/html")
 VIM_ROOT = Path("/usr/share/vim/vim90/doc")
 VIM_REFERENCE = ("options change motion pattern cmdline insert undo windows tabpage fold map autocmd "
                  "quickfix diff editing starting various spell recover visual indent terminal").split()
+ZSH_ROOT = Path("/usr/share/doc/zsh-common/html")
 CORPORA = ("kernel", "git", "postgres", "debref")
 TRAINING_ONLY = ("rust", "vim")    # labelled for training the relevance model; no measured sets
+ROLE_RULE_ONLY = ("zsh",)          # judged answers for choosing the answer-role rule
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
 QUESTION_SETS = ("natural", "exact")
 
@@ -96,7 +101,11 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
     if name == "vim":
         files = list(VIM_ROOT.glob("usr_*.txt")) + [VIM_ROOT / f"{n}.txt" for n in VIM_REFERENCE]
         return Corpus(name, VIM_ROOT, sorted(f for f in files if f.is_file()))
-    raise SystemExit(f"unknown corpus {name!r} ({', '.join(CORPORA + TRAINING_ONLY)})")
+    if name == "zsh":
+        files = [p for p in ZSH_ROOT.glob("*.html")
+                 if not p.name.endswith("-Index.html") and p.name not in ("index.html", "zsh_toc.html")]
+        return Corpus(name, ZSH_ROOT, sorted(files))
+    raise SystemExit(f"unknown corpus {name!r} ({', '.join(CORPORA + TRAINING_ONLY + ROLE_RULE_ONLY)})")
 
 
 def readable_text(path: Path) -> str:

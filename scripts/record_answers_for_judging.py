@@ -72,6 +72,11 @@ def main() -> None:
                         shown_as_answer=seg.role == "answer" and LABEL_SYMBOL[seg.label] == "✔",
                         file=p.path[len(docs):] if p is not None and p.path.startswith(docs) else None,
                         line=seg.line, passage_title=p.title if p else None,
+                        # a quote's: the probability that it answers (extract.answer_probability),
+                        # shared by its group (subject line, code block, reading context); a
+                        # role rule can then be tried on judged units (bench/role_rule.py)
+                        score=(round(float(seg.scores.total), 4) if seg.origin == "quote"
+                               and seg.scores is not None else None),
                         passage_text=p.text if p else None))
                 fh.write(json.dumps(dict(qid=q.id, question=q.question, answer_file=q.file,
                                          key_phrase=q.key_phrase, seconds=round(times[-1], 2),
