@@ -23,6 +23,7 @@ import hashlib
 import json
 import re
 import sqlite3
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -163,7 +164,12 @@ def questions(c: Corpus, which: str = "natural") -> list[Question]:
         raw = f.read_text(encoding="utf-8", errors="replace")
         q.in_source = not is_markup_extracted(q.file) and norm(q.key_phrase) in norm(raw)
         if not q.in_source and norm(q.key_phrase) not in norm(readable_text(f)):
-            raise SystemExit(f"{path}:{n}: {q.id}: key phrase not in {q.file}: {q.key_phrase!r}")
+            # the installed package is another version than the one the question was
+            # written on (postgresql-doc-15 15.18 dropped output_plugin_libraries): the
+            # question cannot be scored here, and every figure says how many it holds
+            print(f"{path.name}:{n}: {q.id} left out: its key phrase is not in this machine's "
+                  f"{q.file} (another version of the package?): {q.key_phrase!r}", file=sys.stderr)
+            continue
         out.append(q)
     ids = [q.id for q in out]
     if len(set(ids)) != len(ids):

@@ -27,6 +27,7 @@ _CHROME = ["nav", "header", "footer", "aside"]
 # navigation bars of the documentation generators (texinfo, DocBook, Sphinx, mdBook), by class
 _CHROME_CLASSES = {"header", "nav-panel", "navheader", "navfooter", "sphinxsidebar", "related",
                    "breadcrumb", "breadcrumbs", "menu-bar"}
+_PERMALINK_CLASSES = ["copiable-anchor", "copiable-link", "headerlink"]
 MIN_MAIN_WORDS = 25      # main content shorter than this: read the whole page instead
 
 
@@ -99,6 +100,9 @@ def parse_html(html: str, *, main_content: bool = True) -> ParsedDoc:
     if main_content and main is None:
         drop += _CHROME
     for tag in soup(drop):
+        tag.decompose()
+    # the "¶" permalinks that texinfo and Sphinx put after every term and heading
+    for tag in soup.find_all("a", class_=_PERMALINK_CLASSES):
         tag.decompose()
     if main_content:
         # blocks only: mdBook marks every heading's own anchor <a class="header">

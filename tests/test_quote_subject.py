@@ -87,6 +87,18 @@ def test_every_paragraph_of_an_html_description_has_its_term():
     assert subject_of(plain, _span(plain, "The next section")) is None
 
 
+def test_a_texinfo_term_reads_without_its_permalink():
+    """zsh's manual (texinfo 6.8 HTML) ends every term with a "¶" link to itself."""
+    html = ("<html><body><dl><dt id='x'><span><tt>zshaddhistory</tt><a href='#x' "
+            "class='copiable-anchor'> &para;</a></span></dt><dd><p>Executed when a history "
+            "line has been read interactively, but before it is executed.</p></dd></dl>"
+            "</body></html>")
+    text = parse_bytes(html.encode(), ext=".html", name="Functions.html").text
+    assert text.startswith("zshaddhistory:\n\n    Executed when"), text
+    span = _span(text, "Executed when")
+    assert subject_of(text, span).text == "zshaddhistory:"
+
+
 def test_a_table_of_contents_term_is_left_as_it_is():
     text = _page("runtime-config-replication.html")
     assert "20.6.1. Sending Servers:" not in text
