@@ -103,7 +103,7 @@ def agreement(answers: list[dict], one: dict[str, dict], two: dict[str, dict]) -
 
 
 def print_figures(name: str, answers: list[dict], judged: dict[str, dict]) -> None:
-    shown = shown_yes = fully = fully_ok = ctx = ctx_yes = noise_fully = 0
+    shown = shown_yes = fully = fully_ok = ctx = ctx_yes = noise_fully = names = names_ok = 0
     answered = total = 0
     seconds = []
     for a in answers:
@@ -122,6 +122,9 @@ def print_figures(name: str, answers: list[dict], judged: dict[str, dict]) -> No
                 fully += 1
                 fully_ok += v.get("supported") == "full"
                 noise_fully += v.get("noise") == "yes"
+                if is_name_line(u):
+                    names += 1
+                    names_ok += v.get("supported") == "full"
             if u["shown_as_answer"]:
                 shown += 1
                 yes = v.get("answers") == "yes"
@@ -140,6 +143,18 @@ def print_figures(name: str, answers: list[dict], judged: dict[str, dict]) -> No
           f"noise labelled fully: {noise_fully}")
     print(f"  questions answered by a ✔ unit shown as the answer: {answered}/{total} "
           f"({answered / max(total, 1):.2f})")
+    if names:
+        print(f"  of them name lines (a quote's subject, as code): {names_ok}/{names} judged full; "
+              f"'fully' precision of the other units {fully_ok - names_ok}/{fully - names} "
+              f"({(fully_ok - names_ok) / max(fully - names, 1):.2f})")
+
+
+def is_name_line(unit: dict) -> bool:
+    """A quote's subject line shown as code (extract.subject_of): one line, ending in ":"
+    or a signature's ")" (RUBRIC-answers.md, "name line")."""
+    body = unit["text"].strip().strip("`").strip()
+    return unit.get("origin") == "quote" and unit.get("kind") == "code" and "\n" not in body \
+        and body.endswith((":", ")"))
 
 
 if __name__ == "__main__":

@@ -66,13 +66,15 @@ def _term(dt: object) -> bool:
     it, or after the terms that follow it; not in a table of contents): its text is ended
     with ":", as a term line of AsciiDoc or a manual page reads, so that a quote from the
     description can bring the name it describes (PostgreSQL's "RESTART IDENTITY",
-    "ON_ERROR_STOP"). A term that ends in punctuation of its own ("Why does it fail?") is
-    left as it is."""
+    "ON_ERROR_STOP"). A term that ends in punctuation of its own, or holds a sentence end
+    (zsh's FAQ: "3.8: Why do the cursor (arrow) keys not work? (And other terminal
+    oddities.)"), is left as it is."""
     if not _term_list(dt.find_parent("dl")):                               # type: ignore[attr-defined]
         return False
     nxt = next((t for t in dt.find_next_siblings() if t.name != "dt"), None)  # type: ignore[attr-defined]
     text = dt.get_text(" ", strip=True)                                    # type: ignore[attr-defined]
-    return nxt is not None and nxt.name == "dd" and not re.search(r"[.!?:;,]$", text)
+    return (nxt is not None and nxt.name == "dd" and not re.search(r"[.!?:;,]$", text)
+            and not re.search(r"\w[?!](?:\s|$)|[a-z]{2}\.\s", text))   # a FAQ's question is a heading
 
 
 DESCRIPTION_INDENT = "    "

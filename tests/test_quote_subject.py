@@ -194,3 +194,36 @@ def test_two_quotes_of_one_description_name_it_once():
     assert [q.span.text for q in quotes] == [s.text for s in spans]
     assert quotes[0].subject is not None and quotes[0].subject.text == "max_wal_senders ( integer )"
     assert quotes[1].subject is None
+
+
+def test_a_question_heading_in_a_definition_list_is_no_term():
+    """zsh's FAQ lists its questions as <dt>s: a question, not a name to describe."""
+    html = ("<html><body><dl><dt>3.8: Why do the cursor (arrow) keys not work? (And other "
+            "terminal oddities.)</dt><dd><p>The cursor keys send different codes depending "
+            "on the terminal.</p></dd><dt>SET ( property = value [, ... ] )</dt><dd><p>This "
+            "form changes one or more properties.</p></dd></dl></body></html>")
+    text = parse_bytes(html.encode(), ext=".html", name="FAQ.html").text
+    assert "oddities.):" not in text
+    assert "SET ( property = value [, ... ] ):" in text      # a synopsis' "..." is no sentence end
+
+
+@pytest.mark.parametrize("sentence", [
+    "does a recursive directory search for files named 'bar' in the current directory.",
+    "where collation is a possibly schema-qualified identifier.",
+    "to change the prompt.",
+])
+def test_the_rest_of_a_sentence_cut_by_an_example_is_a_fragment(sentence):
+    from localrag.answering.judge.noise import noise_kind
+
+    assert noise_kind(sentence) == "fragment"
+
+
+@pytest.mark.parametrize("sentence", [
+    "pg_dump is a utility for backing up a PostgreSQL database.",
+    '"for x in foo1 foo2 ; do command ; done" loops by assigning items from the list.',
+    "git rebase replays your commits on top of another branch.",
+])
+def test_a_sentence_opening_with_a_name_in_lower_case_is_no_fragment(sentence):
+    from localrag.answering.judge.noise import noise_kind
+
+    assert noise_kind(sentence) is None
