@@ -38,7 +38,7 @@ from bench_relevance_model import auc, judged_passages  # noqa: E402
 
 REL = HERE / "data" / "relevance"
 ANS = HERE / "data" / "answers"
-ROUNDS = ("-scorer-roles", "-relevance-v1", "-model-v2")
+ROUNDS = ("-scorer-roles", "-relevance-v1", "-model-v2", "-final", "-subjects", "-dt")
 
 
 def logit(p: np.ndarray) -> np.ndarray:

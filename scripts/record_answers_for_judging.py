@@ -37,6 +37,7 @@ def main() -> None:
     ap.add_argument("--rerank", default="off", choices=["on", "off"], help="the learned ranker (off: the default)")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--force", action="store_true", help="record over an existing file")
     ap.add_argument("--tag", default="", help="a round's name: answers-<corpus>-<tag>.jsonl "
                     "(an earlier round's file and its judgements stay as they are)")
     args = ap.parse_args()
@@ -53,6 +54,9 @@ def main() -> None:
         data_dir = index_dir(name)
         suffix = ("" if args.rerank == "off" else "-rerank") + (f"-{args.tag}" if args.tag else "")
         out = OUT_DIR / f"answers-{name}{suffix}.jsonl"
+        if out.exists() and not args.force:
+            raise SystemExit(f"{out} exists (an earlier round, perhaps judged): choose another "
+                             f"--tag, or --force to record it again")
         overrides = {"retrieval_mode": "always", "rerank": args.rerank == "on",
                      "n_threads": args.threads}
         times = []
