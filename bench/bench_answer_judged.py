@@ -43,6 +43,9 @@ def main() -> None:
                 agreement(answers, judged, others[-1])
         if len(others) == 2:
             print_figures(f"{name}, majority of the three annotators", answers, majority([judged, *others]))
+        elif others:    # two annotators: where they differ, the lower label (the rubric's rule)
+            print_figures(f"{name}, both annotators (the lower label where they differ)", answers,
+                          majority([judged, *others]))
 
 
 def majority(judges: list[dict[str, dict]]) -> dict[str, dict]:

@@ -5,7 +5,9 @@
 1. search recall (bench/bench_relevance.py; with --collect the candidate lists are
    collected again, otherwise the cached ones are reused when present);
 2. the answer combination's AUC on the corpora left out (bench/relevance_combiner.py);
-3. the annotators' judgments of the recorded answers (bench/bench_answer_judged.py).
+3. the annotators' judgments of the recorded answers (bench/bench_answer_judged.py);
+4. the answer-role rule on the judged units (bench/role_rule.py);
+5. search on zsh, the corpus nobody tuned on (bench/bench_retrieval.py --corpora zsh).
 Needs the bench indexes (bench/bench_retrieval.py --build-only, see bench/README.md).
 """
 
@@ -34,6 +36,9 @@ def main() -> None:
     run("search, leave-one-corpus-out", ["bench/bench_relevance.py"] + ([] if args.collect else ["--reuse"]))
     run("relevance model + quote scorer, corpora left out", ["bench/relevance_combiner.py"])
     run("judged answers", ["bench/bench_answer_judged.py"])
+    run("answer-role rule on the judged units", ["bench/role_rule.py"])
+    run("search on zsh (never tuned on)", ["bench/bench_retrieval.py", "--corpora", "zsh", "--reuse",
+                                          "--no-speed", "--no-latency"])
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from bench_answer_judged import majority  # noqa: E402
 
 DATA = HERE / "data" / "answers"
 CHOOSE_ON = ("zsh-subjects",)
-REPORT_ON = ("postgres-subjects", "debref-subjects")
+REPORT_ON = ("postgres-subjects", "debref-subjects", "postgres-dt", "debref-dt")
 FLOORS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
 RATIOS = (0.0, 0.5, 0.8, 1.0)
 CONFIDENCE = 0.9

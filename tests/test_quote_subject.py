@@ -227,3 +227,12 @@ def test_a_sentence_opening_with_a_name_in_lower_case_is_no_fragment(sentence):
     from localrag.answering.judge.noise import noise_kind
 
     assert noise_kind(sentence) is None
+
+
+def test_a_listing_line_is_never_a_subject():
+    """git-init's EXAMPLES: the callouts' explanations follow the listing; its last command
+    is no name they describe."""
+    text = ("Start a new Git repository for an existing code base:\n\n"
+            "$ cd /path/to/my/codebase\n$ git init      <1>\n$ git add .     <2>\n"
+            "$ git commit    <3>\n\n\nCreate a /path/to/my/codebase/.git directory.\n")
+    assert subject_of(text, _span(text, "Create a /path")) is None

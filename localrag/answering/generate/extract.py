@@ -220,6 +220,13 @@ def _prose_lead_in(line: str) -> bool:
     return sum(w.lower() in lexical.STOPWORDS for w in words) * 2 >= len(words)
 
 
+def _listing_line(line: str) -> bool:
+    """A line of a listing, never a name: a shell prompt ("$ git commit") or a line with
+    an AsciiDoc callout ("$ git init   <1>"), whose explanations ("<1> Create a
+    /path/to/my/codebase/.git directory.") follow the listing."""
+    return bool(_PROMPT_LINE.match(line) or _CALLOUT.search(line))
+
+
 def _paragraph_opening(text: str, span: Span) -> int:
     """Where the paragraph of the sentence `span` opens: back over the sentences right
     before it in one paragraph (_next_to) that end as sentences do ("." "!" "?"). A term or
@@ -302,7 +309,7 @@ def subject_of(text: str, span: Span) -> Span | None:
             stripped = line.strip()
             term = stripped.endswith(":") and not _prose_lead_in(stripped)   # ":" or "::"
             if (len(stripped) > MAX_SUBJECT_CHARS or re.search(r"[.!?]$", stripped)
-                    or _NUMBERED_HEADING.match(stripped)
+                    or _NUMBERED_HEADING.match(stripped) or _listing_line(stripped)
                     or not (term or _IDENTIFIER.search(stripped))):
                 break
             if lines and blanks == 0 and not term:
