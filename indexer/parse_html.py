@@ -27,7 +27,8 @@ _CHROME = ["nav", "header", "footer", "aside"]
 # navigation bars of the documentation generators (texinfo, DocBook, Sphinx, mdBook), by class
 _CHROME_CLASSES = {"header", "nav-panel", "navheader", "navfooter", "sphinxsidebar", "related",
                    "breadcrumb", "breadcrumbs", "menu-bar"}
-_PERMALINK_CLASSES = ["copiable-anchor", "copiable-link", "headerlink"]
+_PERMALINK_CLASSES = ["copiable-anchor", "copiable-link", "headerlink", "id_link"]   # texinfo,
+# Sphinx, PostgreSQL 16's DocBook
 MIN_MAIN_WORDS = 25      # main content shorter than this: read the whole page instead
 
 
@@ -71,7 +72,7 @@ def _term(dt: object) -> bool:
     oddities.)"), is left as it is."""
     if not _term_list(dt.find_parent("dl")):                               # type: ignore[attr-defined]
         return False
-    nxt = next((t for t in dt.find_next_siblings() if t.name != "dt"), None)  # type: ignore[attr-defined]
+    nxt = dt.find_next_sibling(lambda t: t.name != "dt")                    # type: ignore[attr-defined]
     text = dt.get_text(" ", strip=True)                                    # type: ignore[attr-defined]
     return (nxt is not None and nxt.name == "dd" and not re.search(r"[.!?:;,]$", text)
             and not re.search(r"\w[?!](?:\s|$)|[a-z]{2}\.\s", text))   # a FAQ's question is a heading
@@ -103,7 +104,7 @@ def parse_html(html: str, *, main_content: bool = True) -> ParsedDoc:
         drop += _CHROME
     for tag in soup(drop):
         tag.decompose()
-    # the "¶" permalinks that texinfo and Sphinx put after every term and heading
+    # the "¶" / "#" permalinks that texinfo, Sphinx and DocBook put after terms and headings
     for tag in soup.find_all("a", class_=_PERMALINK_CLASSES):
         tag.decompose()
     if main_content:

@@ -212,10 +212,15 @@ def test_a_question_heading_in_a_definition_list_is_no_term():
     "where collation is a possibly schema-qualified identifier.",
     "to change the prompt.",
 ])
-def test_the_rest_of_a_sentence_cut_by_an_example_is_a_fragment(sentence):
-    from localrag.answering.judge.noise import noise_kind
+def test_the_rest_of_a_sentence_cut_by_an_example_is_never_quoted(sentence):
+    """A file's sentence that an example cut in two is no quote; a model may write a list
+    item in lower case, so its sentences are not judged so (noise_kind)."""
+    from localrag.answering.judge.noise import is_continuation, noise_kind
 
-    assert noise_kind(sentence) == "fragment"
+    text = f"For example, the pattern below:\n\n    ls **/bar\n\n{sentence}\n\nIt is the default."
+    assert is_continuation(sentence)
+    assert sentence not in [u.text for u in candidate_units(text)]
+    assert noise_kind(sentence) is None
 
 
 @pytest.mark.parametrize("sentence", [
@@ -224,9 +229,9 @@ def test_the_rest_of_a_sentence_cut_by_an_example_is_a_fragment(sentence):
     "git rebase replays your commits on top of another branch.",
 ])
 def test_a_sentence_opening_with_a_name_in_lower_case_is_no_fragment(sentence):
-    from localrag.answering.judge.noise import noise_kind
+    from localrag.answering.judge.noise import is_continuation, noise_kind
 
-    assert noise_kind(sentence) is None
+    assert noise_kind(sentence) is None and not is_continuation(sentence)
 
 
 def test_a_listing_line_is_never_a_subject():
@@ -236,3 +241,43 @@ def test_a_listing_line_is_never_a_subject():
             "$ cd /path/to/my/codebase\n$ git init      <1>\n$ git add .     <2>\n"
             "$ git commit    <3>\n\n\nCreate a /path/to/my/codebase/.git directory.\n")
     assert subject_of(text, _span(text, "Create a /path")) is None
+
+
+def test_a_subject_is_named_again_after_another_description():
+    """CASCADE, then RESTRICT, then CASCADE's second sentence: it gets its name back; and a
+    second page's CASCADE is another option, named too."""
+    from localrag.answering.generate.extract import Candidate, pick_quotes
+
+    drop = ("CASCADE:\n\n    Automatically drop objects that depend on the table. This is the "
+            "first one.\n\nRESTRICT:\n\n    Refuse to drop the table if any objects depend on it.")
+    truncate = "CASCADE:\n\n    Automatically truncate all tables that have foreign-key references."
+    spans = [(0, _span(drop, "Automatically drop")), (0, _span(drop, "Refuse to drop")),
+             (0, _span(drop, "This is the first")), (1, _span(truncate, "Automatically truncate"))]
+    candidates = [Candidate(p, 0.0, sp, sp.text) for p, sp in spans]
+    quotes = pick_quotes("what does cascade do", [drop, truncate], candidates, [0.9, 0.8, 0.7, 0.6])
+    assert [q.subject.text if q.subject else None for q in quotes] == \
+        ["CASCADE:", "RESTRICT:", "CASCADE:", "CASCADE:"]
+
+
+@pytest.mark.parametrize("text, opening", [
+    # the last line of an example block (PostgreSQL's runtime-config-client)
+    ("For example:\n\ndynamic_library_path = 'C:\\tools\\postgresql;$libdir'\n\n"
+     "The default value for this parameter is '$libdir'.", "The default value"),
+    ("Then:\n\ntestdb=> \\set foo 'my_table'\ntestdb=> SELECT * FROM :foo;\n\n"
+     "Note that this may be unsafe.", "Note that this"),
+    # a line of prose ending in ":" that holds a sentence end (git-config)
+    ("Specifies which bare repositories Git will work with. The currently supported values are:"
+     "\n\nall: Git works with all bare repositories.", "all: Git works"),
+])
+def test_no_subject_from_a_code_line_or_a_lead_in_with_a_sentence_end(text, opening):
+    assert subject_of(text, _span(text, opening)) is None
+
+
+def test_a_newer_postgres_term_reads_without_its_id_link():
+    """PostgreSQL 16's pages end every term with <a class="id_link">#</a>."""
+    html = ('<html><body><dl class="variablelist"><dt id="GUC-X"><span class="term">'
+            '<code class="varname">transform_null_equals</code> (<code class="type">boolean</code>)'
+            '<a href="#GUC-X" class="id_link">#</a></span></dt><dd><p>When on, expressions of '
+            'the form expr = NULL are treated as expr IS NULL.</p></dd></dl></body></html>')
+    text = parse_bytes(html.encode(), ext=".html", name="x.html").text
+    assert text.startswith("transform_null_equals (boolean):"), text

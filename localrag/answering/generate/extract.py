@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from localrag.answering.judge import lexical
-from localrag.answering.judge.noise import is_code, is_markup, noise_kind
+from localrag.answering.judge.noise import is_code, is_continuation, is_markup, noise_kind
 from localrag.answering.label.units import dedent_lines, indent_width
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -220,11 +220,25 @@ def _prose_lead_in(line: str) -> bool:
     return sum(w.lower() in lexical.STOPWORDS for w in words) * 2 >= len(words)
 
 
+_PROMPT = re.compile(r"^(?:\$ |\S*=>|#|%|>>>)")    # shell, psql ("testdb=>"), comment, zsh, Python
+
+
 def _listing_line(line: str) -> bool:
-    """A line of a listing, never a name: a shell prompt ("$ git commit") or a line with
-    an AsciiDoc callout ("$ git init   <1>"), whose explanations ("<1> Create a
-    /path/to/my/codebase/.git directory.") follow the listing."""
-    return bool(_PROMPT_LINE.match(line) or _CALLOUT.search(line))
+    """A line of a listing, never a name: a prompt ("$ git commit", "testdb=> SELECT"), a
+    comment, a statement ending in ";", or a line with an AsciiDoc callout ("$ git init
+    <1>"), whose explanations ("<1> Create a /path/to/my/codebase/.git directory.") follow
+    the listing."""
+    s = line.strip()
+    return bool(_PROMPT.match(s) or s.endswith(";") or _CALLOUT.search(line))
+
+
+def _in_block(text: str, line_start: int) -> bool:
+    """The line at `line_start` has a line with words right above it: it ends a block (a
+    listing, a table), it is no heading or signature standing alone."""
+    if line_start == 0:
+        return False
+    above = text[text.rfind("\n", 0, line_start - 1) + 1:line_start - 1]
+    return bool(above.strip())
 
 
 def _paragraph_opening(text: str, span: Span) -> int:
@@ -268,12 +282,14 @@ def _description_term(text: str, line_start: int) -> tuple[int, int, str] | None
 def _names_itself(subject: str, sentence: str) -> bool:
     """The sentence names what the subject line names: it holds the line's identifiers
     (words with "_", ".", "-" or digits: max_wal_senders, core.autocrlf), or, when the line
-    has none, all of its words ("RESTART IDENTITY": a sentence saying "restart" does not
-    name the option)."""
+    has none, all of its words if it is a name of at most four ("RESTART IDENTITY": a
+    sentence saying "restart" does not name the option), any of them if it is longer."""
     names = _subject_words(subject)
     said = _subject_words(sentence)
     ids = {w for w in names if re.search(r"[_.\-0-9]", w)}
-    return bool(ids & said) if ids else names <= said
+    if ids:
+        return bool(ids & said)
+    return names <= said if len(names) <= 4 else bool(names & said)   # a long line: any word
 
 
 def subject_of(text: str, span: Span) -> Span | None:
@@ -308,12 +324,17 @@ def subject_of(text: str, span: Span) -> Span | None:
         else:
             stripped = line.strip()
             term = stripped.endswith(":") and not _prose_lead_in(stripped)   # ":" or "::"
-            if (len(stripped) > MAX_SUBJECT_CHARS or re.search(r"[.!?]$", stripped)
+            if (len(stripped) > MAX_SUBJECT_CHARS or re.search(r"[.!?]$|[.!?]\s+[A-Z]", stripped)
                     or _NUMBERED_HEADING.match(stripped) or _listing_line(stripped)
                     or not (term or _IDENTIFIER.search(stripped))):
                 break
             if lines and blanks == 0 and not term:
                 break
+            if not term and (_in_block(text, prev_start) or re.search(r"\S\s+=\s+\S", stripped) or
+                             0 < indent_width(line) >= indent_width(text[line_start:opening + 1])):
+                break                    # the last line of a code block, an assignment
+                #                          ("x = 'value'"), or a line inside the
+                #                          description itself: no heading or signature
             lines.append((prev_start, prev_start + len(line), stripped))
             if not term:
                 break                    # a heading or signature: one line
@@ -537,6 +558,8 @@ def candidate_units(text: str, *, question: str = "",
         if not _ENDS_STATEMENT.search(span.text) and code_after(text, span) is None:
             continue                 # no sentence end: a table cell, a list entry without a
             #                          verb, a caption, or a sentence the chunk's end cut off
+        if is_continuation(span.text):
+            continue                 # the rest of a sentence an example cut in two
         kind = noise_kind(span.text, question=question, earlier=[s.text for s in out])
         if kind is None or (kind == "filler" and code_after(text, span) is not None):
             out.append(span)         # "... like this:" is no filler when its code follows
@@ -633,7 +656,8 @@ alone misses what the other sees. Fitted on the 1,800 vim sentences annotators l
 (bench/data/relevance/sentences-*-vim.jsonl; neither the shipped model nor the scorer was
 fitted on vim), measured on the corpora left out (python bench/relevance_combiner.py), AUC
 of "answers" vs the rest, the 200 judged passages of each by their best sentence: postgres
-0.866 (model alone 0.803, scorer alone 0.833), debref 0.940 (0.866, 0.935); the quotes of
+0.866 (model alone 0.803, scorer alone 0.833), debref 0.940 (0.866, 0.935) (with the subject
+rules of HTML definition lists: 0.869 and 0.943); the quotes of
 three rounds of judged answers: combination better than the model alone on 4 of 6 sets
 (postgres 0.752/0.653/0.677 vs 0.778/0.659/0.602; debref 0.884/0.835/0.832 vs
 0.867/0.777/0.778). Calibrated on vim's base rate (one sentence in ten answers), not
@@ -678,7 +702,7 @@ def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Can
     taken = {(candidates[k].passage, candidates[k].span.start) for k in chosen}
     units: dict[int, list[Span]] = {}
     quotes: list[Quote] = []
-    subjects: set[str] = set()
+    last_subject: tuple[int, int] | None = None   # the subject of the quote before
     for k in chosen:
         c = candidates[k]
         text = passages[c.passage]
@@ -687,18 +711,27 @@ def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Can
         before, after = reading_context(text, units[c.passage], c.span)
         if before is not None and (c.passage, before.start) not in taken:
             taken.add((c.passage, before.start))
-            quotes.append(Quote(c.passage, before, probs[k], context="before"))
-        subject = subject_of(text, c.span) if before is None else None
-        if subject is not None and subject.text in subjects:
-            subject = None           # a second sentence of one description: named once
-        elif subject is not None:
-            subjects.add(subject.text)
+            subject, last_subject = _named_once(text, c.passage, before, last_subject)
+            quotes.append(Quote(c.passage, before, probs[k], context="before", subject=subject))
+            subject = None           # the sentence before it, which opens the group, names it
+        else:
+            subject, last_subject = _named_once(text, c.passage, c.span, last_subject)
         quotes.append(Quote(c.passage, c.span, probs[k], code_after(text, c.span),
                             subject=subject))
         if after is not None and (c.passage, after.start) not in taken:
             taken.add((c.passage, after.start))
             quotes.append(Quote(c.passage, after, probs[k], context="after"))
     return quotes
+
+
+def _named_once(text: str, passage: int, span: Span, last: tuple[int, int] | None
+                ) -> tuple[Span | None, tuple[int, int] | None]:
+    """The subject to show above the quote `span` (subject_of), unless the quote shown just
+    before it had the same one (the next sentence of one description: named once), and
+    the key (passage, subject's offset) to compare the next quote with."""
+    subject = subject_of(text, span)
+    key = (passage, subject.start) if subject is not None else None
+    return (None if key is not None and key == last else subject), key
 
 
 ANSWER_FLOOR = 0.5

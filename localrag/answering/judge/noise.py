@@ -164,21 +164,24 @@ _CONTINUATION = re.compile(
     r"these|those|not|can|will|would|should|may|might|must)\s")
 
 
+def is_continuation(sentence: str) -> bool:
+    """A file's sentence that is the rest of one an example cut in two: it starts with a
+    function word in lower case ("does a recursive directory search for files named 'bar'",
+    "where collation is a possibly schema-qualified identifier."). Of the candidate units of
+    40 pages of each bench corpus, 0.6% (debref) to 2.8% (zsh) start so, and nearly all are
+    such halves; a name in lower case ("pg_dump", "git") is no function word, and a unit
+    opening with a quote ('"for x in ..." loops') does not count. For quotes only: a model
+    writes list items in lower case ("to stage a file, run git add file.")."""
+    return bool(_CONTINUATION.match(sentence.strip()))
+
+
 def is_fragment(sentence: str) -> bool:
     """Too short to state anything (fewer than three words, or no word of four letters),
-    a title rather than a sentence, cut inside a bracket (is_unbalanced), or the rest of a
-    sentence that an example cut in two: it starts with a function word in lower case
-    ("does a recursive directory search for files named 'bar'", "where collation is a
-    possibly schema-qualified identifier."). Of the candidate units of 40 pages of each bench
-    corpus, 0.6% (debref) to 2.8% (zsh) start so, and nearly all are such halves; a name in
-    lower case ("pg_dump", "git") is no function word, and a unit opening with a quote
-    ('"for x in ..." loops') does not count."""
+    a title rather than a sentence, or cut inside a bracket (is_unbalanced)."""
     words = _words(sentence)
     if len(words) < 3 or not any(len(w) >= 3 for w in words):
         return True
     if is_unbalanced(sentence):
-        return True
-    if _CONTINUATION.match(sentence.strip()):
         return True
     # a title rather than a sentence: a few words without a closing stop
     return len(words) <= 4 and not re.search(r"[.!?][\"')\]]*$", sentence.strip())
@@ -222,4 +225,4 @@ def noise_kind(sentence: str, *, question: str = "",
 
 
 __all__ = ["NOISE_KINDS", "noise_kind", "is_markup", "is_code", "is_degenerate", "is_filler",
-           "is_echo", "is_fragment", "is_unbalanced", "near_repeat"]
+           "is_echo", "is_fragment", "is_unbalanced", "is_continuation", "near_repeat"]
