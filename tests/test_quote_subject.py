@@ -87,18 +87,6 @@ def test_every_paragraph_of_an_html_description_has_its_term():
     assert subject_of(plain, _span(plain, "The next section")) is None
 
 
-def test_a_texinfo_term_reads_without_its_permalink():
-    """zsh's manual (texinfo 6.8 HTML) ends every term with a "¶" link to itself."""
-    html = ("<html><body><dl><dt id='x'><span><tt>zshaddhistory</tt><a href='#x' "
-            "class='copiable-anchor'> &para;</a></span></dt><dd><p>Executed when a history "
-            "line has been read interactively, but before it is executed.</p></dd></dl>"
-            "</body></html>")
-    text = parse_bytes(html.encode(), ext=".html", name="Functions.html").text
-    assert text.startswith("zshaddhistory:\n\n    Executed when"), text
-    span = _span(text, "Executed when")
-    assert subject_of(text, span).text == "zshaddhistory:"
-
-
 def test_a_table_of_contents_term_is_left_as_it_is():
     text = _page("runtime-config-replication.html")
     assert "20.6.1. Sending Servers:" not in text
@@ -273,11 +261,19 @@ def test_no_subject_from_a_code_line_or_a_lead_in_with_a_sentence_end(text, open
     assert subject_of(text, _span(text, opening)) is None
 
 
-def test_a_newer_postgres_term_reads_without_its_id_link():
-    """PostgreSQL 16's pages end every term with <a class="id_link">#</a>."""
-    html = ('<html><body><dl class="variablelist"><dt id="GUC-X"><span class="term">'
-            '<code class="varname">transform_null_equals</code> (<code class="type">boolean</code>)'
-            '<a href="#GUC-X" class="id_link">#</a></span></dt><dd><p>When on, expressions of '
-            'the form expr = NULL are treated as expr IS NULL.</p></dd></dl></body></html>')
-    text = parse_bytes(html.encode(), ext=".html", name="x.html").text
-    assert text.startswith("transform_null_equals (boolean):"), text
+@pytest.mark.parametrize("html, term", [
+    # zsh's manual (texinfo 6.8 HTML) ends every term with a "¶" link to itself
+    ("<dl><dt id='x'><span><tt>zshaddhistory</tt><a href='#x' class='copiable-anchor'> &para;"
+     "</a></span></dt><dd><p>Executed when a history line has been read interactively, but "
+     "before it is executed.</p></dd></dl>", "zshaddhistory:"),
+    # PostgreSQL 16's pages end every term with <a class="id_link">#</a>
+    ('<dl class="variablelist"><dt id="GUC-X"><span class="term"><code class="varname">'
+     'transform_null_equals</code> (<code class="type">boolean</code>)<a href="#GUC-X" '
+     'class="id_link">#</a></span></dt><dd><p>When on, expressions of the form expr = NULL '
+     'are treated as expr IS NULL.</p></dd></dl>', "transform_null_equals (boolean):"),
+])
+def test_a_term_reads_without_its_permalink(html, term):
+    text = parse_bytes(f"<html><body>{html}</body></html>".encode(), ext=".html", name="x.html").text
+    assert text.startswith(term + "\n\n    "), text
+    span = sentence_spans(text)[0]
+    assert subject_of(text, span).text == term

@@ -11,6 +11,7 @@ engine: a different unit splitter or a markup cleaner can be put in front of the
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -220,7 +221,7 @@ def _prose_lead_in(line: str) -> bool:
     return sum(w.lower() in lexical.STOPWORDS for w in words) * 2 >= len(words)
 
 
-_PROMPT = re.compile(r"^(?:\$ |\S*=>|#|%|>>>)")    # shell, psql ("testdb=>"), comment, zsh, Python
+_OTHER_PROMPT = re.compile(r"^(?:\S*=>|#|%|>>>)")    # psql ("testdb=>"), a comment, zsh, Python
 
 
 def _listing_line(line: str) -> bool:
@@ -229,7 +230,8 @@ def _listing_line(line: str) -> bool:
     <1>"), whose explanations ("<1> Create a /path/to/my/codebase/.git directory.") follow
     the listing."""
     s = line.strip()
-    return bool(_PROMPT.match(s) or s.endswith(";") or _CALLOUT.search(line))
+    return bool(_PROMPT_LINE.match(s) or _OTHER_PROMPT.match(s) or s.endswith(";")
+                or _CALLOUT.search(line))
 
 
 def _in_block(text: str, line_start: int) -> bool:
@@ -241,11 +243,18 @@ def _in_block(text: str, line_start: int) -> bool:
     return bool(above.strip())
 
 
+@functools.lru_cache(maxsize=32)
+def _sentences_of(text: str) -> tuple[Span, ...]:
+    """sentence_spans of a passage, kept for the few passages of one answer: subject_of runs
+    for each of the pool's sentences and each quote, on the same passages."""
+    return tuple(sentence_spans(text))
+
+
 def _paragraph_opening(text: str, span: Span) -> int:
     """Where the paragraph of the sentence `span` opens: back over the sentences right
     before it in one paragraph (_next_to) that end as sentences do ("." "!" "?"). A term or
     signature line has no sentence end, so it is never part of the paragraph under it."""
-    spans = sentence_spans(text)
+    spans = _sentences_of(text)
     at = next((k for k, s in enumerate(spans) if s.start == span.start), None)
     if at is None:
         return span.start
