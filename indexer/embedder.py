@@ -43,8 +43,54 @@ def default_embedding_model_dir() -> str:
     )
 
 
-BACKENDS = ("onnx-int8", "onnx", "torch")
+BACKENDS = ("onnx-int8", "onnx", "torch", "torch-bf16")
 ONNX_VERSION = 1     # bump when the export or quantisation recipe changes
+
+SMALL_WORK = 20_000
+"""Word pieces of one encode up to which the torch-bf16 engine runs the float32 ONNX export
+instead of torch (a query, an answer's sentences, a file just saved): loading torch and the
+model costs about 3-4 s (1 s of it importing torch), which is the float32 export's time for
+about 20,000 word pieces on 2 cores. Both give float32's vectors to a cosine of 0.9999
+(bench/bench_embed_speed.py --bf16), so a chunk's vector does not depend on which ran it
+beyond that."""
+
+BF16_BATCH_PIECES = 64
+"""Word pieces per batch of the torch-bf16 engine, per text of `batch_size` (64 texts: 4,096
+word pieces, 8 full chunks). Measured on 2 cores (Intel Xeon with AMX, 256 kernel chunks,
+two batches at once): 1,024 / 2,048 / 4,096 word pieces a batch gave 27k / 33k / 34k word
+pieces a second; onnxruntime's int8 graph did best with 8,192."""
+
+
+def bf16_matrix_units(cpuinfo: str | None = None) -> bool:
+    """True when this CPU multiplies bfloat16 matrices in hardware: Intel's AMX (`amx_bf16`
+    among /proc/cpuinfo's flags; Sapphire Rapids and later Xeons). There torch's bfloat16
+    embeds about 2.8x the word pieces per second of onnxruntime's int8 graph on the same
+    cores, with vectors closer to float32 (cosine 0.99995 against int8's 0.994). Without
+    such units bfloat16 is emulated and slower than int8, so it is never chosen there
+    (AVX-512 BF16 alone, as on AMD Zen 4, was not measured). False where /proc/cpuinfo
+    cannot be read (not Linux)."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text(errors="replace")
+        except OSError:
+            return False
+    for line in cpuinfo.splitlines():
+        if line.startswith("flags"):
+            return "amx_bf16" in line.split(":", 1)[-1].split()
+    return False
+
+
+def auto_backend() -> str:
+    """The engine of a new index on this machine: torch-bf16 where the CPU has bfloat16
+    matrix units (bf16_matrix_units) and torch is installed, else onnx-int8 where
+    onnxruntime is installed, else torch."""
+    import importlib.util
+
+    if importlib.util.find_spec("onnxruntime") is None:
+        return "torch"
+    if bf16_matrix_units() and importlib.util.find_spec("torch") is not None:
+        return "torch-bf16"
+    return "onnx-int8"
 
 
 def default_cache_dir() -> Path:
@@ -87,8 +133,18 @@ class Embedder:
       on average; bench/bench_retrieval.py measures what that costs in recall.
     - "onnx": the same export in float32 (matches torch to about 1e-6).
     - "torch": sentence-transformers itself.
+    - "torch-bf16" (the default for a new index where the CPU has bfloat16 matrix units,
+      bf16_matrix_units): the model's weights and activations in bfloat16 under torch,
+      with the same tokenizer, batching and mean pooling as the ONNX engines. About 2.8x
+      onnx-int8's throughput on such a CPU, vectors within a cosine of 0.9999 of float32.
+      An encode of at most SMALL_WORK word pieces (a query) runs the float32 ONNX export
+      instead, so a query process still never imports torch.
     The export needs torch once (it is a sentence-transformers dependency) and is kept
     in the cache folder; any failure there falls back to torch.
+
+    `backend="auto"` takes $LOCALRAG_EMBED_BACKEND when it names an engine, else
+    auto_backend(); such an embedder then follows the engine an existing index was built
+    with (`follow`), so a new default never re-embeds an index.
     """
 
     WORD_PIECE_CACHE_MAX = 1_000_000   # distinct words remembered by count_tokens
@@ -106,12 +162,14 @@ class Embedder:
         self._window_checked = False
         self._dim: int | None = None
         self._word_pieces: dict[str, int] = {}
+        self._bf16: Any = None          # the torch-bf16 engine's transformer
+        self._query_session: Any = None  # ... and its float32 ONNX session for small work
+        self.automatic = False          # the engine was chosen by auto_backend: follow() may change it
         if backend == "auto":
             backend = os.environ.get("LOCALRAG_EMBED_BACKEND", "")
             if backend not in BACKENDS:
-                import importlib.util
-
-                backend = "onnx-int8" if importlib.util.find_spec("onnxruntime") else "torch"
+                backend = auto_backend()
+                self.automatic = True
         if backend not in BACKENDS:
             raise EmbeddingModelError(f"Unknown embedding backend {backend!r}",
                                       hint="use one of " + ", ".join(BACKENDS))
@@ -142,6 +200,24 @@ class Embedder:
         another engine gives slightly different vectors, so files are re-embedded (old
         chunks stay searchable meanwhile)."""
         return self.backend
+
+    def follow(self, engine: str) -> bool:
+        """Use `engine` (the one an existing index was built with) instead of the automatic
+        choice, when this embedder's engine was automatic and this machine can run it; True
+        when the engine is now `engine`. A device other than the CPU keeps torch."""
+        if engine == self.backend:
+            return True
+        if not self.automatic or engine not in BACKENDS or self._device not in (None, "cpu"):
+            return False
+        if self._session is not None and engine in ("onnx", "onnx-int8"):
+            return False        # the session loaded is the other export
+        import importlib.util
+
+        need = "torch" if engine.startswith("torch") else "onnxruntime"
+        if importlib.util.find_spec(need) is None:
+            return False
+        self.backend = engine
+        return True
 
     @property
     def dim(self) -> int:
@@ -259,8 +335,9 @@ class Embedder:
     # kept for callers that want the sentence-transformers model itself
     _load = _load_torch
 
-    def onnx_path(self) -> Path:
-        """Where this model's ONNX export for the backend lives in the cache."""
+    def onnx_path(self, kind: str | None = None) -> Path:
+        """Where this model's ONNX export of `kind` ("onnx" or "onnx-int8"; default: the
+        backend's) lives in the cache."""
         import hashlib
 
         folder = Path(self._check_folder()).resolve()
@@ -268,7 +345,30 @@ class Embedder:
                          for p in sorted(folder.iterdir()) if p.is_file())
         digest = hashlib.sha1(f"{folder}|{stamp}".encode()).hexdigest()[:12]
         cache = self._cache_dir or default_cache_dir() / "embeddings"
-        return cache / f"{self.name}.{digest}.{self.backend}.v{ONNX_VERSION}.onnx"
+        return cache / f"{self.name}.{digest}.{kind or self.backend}.v{ONNX_VERSION}.onnx"
+
+    def _onnx_session(self, kind: str) -> Any:
+        """An onnxruntime session of the `kind` export, exported first if missing (None:
+        the export failed: no torch, or a model it cannot export)."""
+        path = self.onnx_path(kind)
+        if not path.exists():
+            from indexer.onnx_export import export_onnx
+
+            try:
+                export_onnx(self._check_folder(), path, quantize=kind == "onnx-int8")
+            except Exception:   # no torch, odd model: the caller falls back to torch
+                return None
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self.threads_per_stream
+        options.inter_op_num_threads = 1
+        # no busy-waiting threads: on a shared machine spinning costs more than it saves
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.log_severity_level = 3
+        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in session.get_inputs()}
+        return session
 
     def _load_onnx(self) -> Any:
         if self._session is not None:
@@ -276,28 +376,53 @@ class Embedder:
         with self._load_lock:
             if self._session is not None:
                 return self._session
-            path = self.onnx_path()
-            if not path.exists():
-                from indexer.onnx_export import export_onnx
-
-                try:
-                    export_onnx(self._check_folder(), path, quantize=self.backend == "onnx-int8")
-                except Exception:   # no torch, odd model: sentence-transformers does it
-                    self.backend = "torch"
-                    return None
-            import onnxruntime as ort
-
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = self.threads_per_stream
-            options.inter_op_num_threads = 1
-            # no busy-waiting threads: on a shared machine spinning costs more than it saves
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            options.log_severity_level = 3
-            self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-            self._inputs = {i.name for i in self._session.get_inputs()}
+            session = self._onnx_session(self.backend)
+            if session is None:     # sentence-transformers does it
+                self.backend = "torch"
+                return None
+            self._session = session
             return self._session
 
+    def _load_query_session(self) -> Any:
+        """The torch-bf16 engine's float32 ONNX session (None: it cannot be made)."""
+        if self._query_session is None:
+            with self._load_lock:
+                if self._query_session is None:
+                    self._query_session = self._onnx_session("onnx") or False
+        return self._query_session or None
+
+    def _load_bf16(self) -> Any:
+        """The torch-bf16 engine's transformer: the model folder's weights in bfloat16,
+        torch using threads_per_stream threads (one batch runs per stream)."""
+        if self._bf16 is not None:
+            return self._bf16
+        with self._load_lock:
+            if self._bf16 is not None:
+                return self._bf16
+            folder = self._check_folder()
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            try:
+                import torch
+                from transformers import AutoModel
+
+                quiet_transformers()
+                torch.set_num_threads(self.threads_per_stream)
+                model = AutoModel.from_pretrained(folder, torch_dtype=torch.bfloat16,
+                                                  local_files_only=True)
+                self._bf16 = model.eval()
+            except Exception as exc:  # any load failure is a model problem for the person
+                raise EmbeddingModelError(
+                    f"Cannot load the embedding model from {folder}: {exc}",
+                    hint="check that the folder holds a sentence-transformers model "
+                    "(config.json, weights), or set LOCALRAG_EMBED_BACKEND=onnx-int8",
+                ) from exc
+        self._load_query_session()   # made now, by the indexing process, for later queries
+        return self._bf16
+
     def _load_backend(self) -> None:
+        if self.backend == "torch-bf16":
+            return                   # per encode: the float32 export or torch (_encode_bf16)
         if self.backend != "torch":
             self._load_onnx()
         if self.backend == "torch":
@@ -319,24 +444,66 @@ class Embedder:
                     convert_to_numpy=True,
                     normalize_embeddings=True,
                 )
+            elif self.backend == "torch-bf16":
+                vecs = self._encode_bf16(texts, batch_size)
             else:
                 vecs = self._encode_onnx(texts, batch_size)
         return np.ascontiguousarray(vecs, dtype=np.float32)
 
-    def _encode_onnx(self, texts: list[str], batch_size: int) -> "np.ndarray":
+    def _token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Each text's word pieces with [CLS] and [SEP], cut to the window (keeping [SEP])."""
+        encodings = self.tokenizer().encode_batch(texts, add_special_tokens=True)
+        window = self.window
+        return [e.ids if len(e.ids) <= window else e.ids[:window - 1] + e.ids[-1:] for e in encodings]
+
+    def _encode_onnx(self, texts: list[str], batch_size: int, *, session: Any = None,
+                     ids: list[list[int]] | None = None) -> "np.ndarray":
         """Mean pooling over the model's last hidden state, as the sentence-transformers
         config of MiniLM says; batches sorted by length so padding stays small, and run
         `streams` at a time (onnxruntime releases the GIL)."""
         import numpy as np
 
-        tok = self.tokenizer()
-        encodings = tok.encode_batch(texts, add_special_tokens=True)
-        window = self.window
-        ids = [e.ids if len(e.ids) <= window else e.ids[:window - 1] + e.ids[-1:] for e in encodings]
+        session = session or self._session
+
+        def hidden_of(input_ids: "np.ndarray", mask: "np.ndarray") -> "np.ndarray":
+            feeds = {"input_ids": input_ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feeds["token_type_ids"] = np.zeros_like(input_ids)
+            return session.run(None, feeds)[0]
+
+        return self._pooled(ids if ids is not None else self._token_ids(texts),
+                            max(1, batch_size) * 128, hidden_of)
+
+    def _encode_bf16(self, texts: list[str], batch_size: int) -> "np.ndarray":
+        """The torch-bf16 engine: small work (SMALL_WORK) by the float32 export, the rest
+        by the bfloat16 transformer, with the ONNX engines' batching and pooling."""
+        ids = self._token_ids(texts)
+        if sum(len(x) for x in ids) <= SMALL_WORK:
+            session = self._load_query_session()
+            if session is not None:
+                return self._encode_onnx(texts, batch_size, session=session, ids=ids)
+        model = self._load_bf16()
+        import numpy as np
+        import torch
+
+        def hidden_of(input_ids: "np.ndarray", mask: "np.ndarray") -> "np.ndarray":
+            with torch.inference_mode():
+                out = model(input_ids=torch.from_numpy(input_ids),
+                            attention_mask=torch.from_numpy(mask)).last_hidden_state
+                return out.float().numpy()
+
+        return self._pooled(ids, max(1, batch_size) * BF16_BATCH_PIECES, hidden_of)
+
+    def _pooled(self, ids: list[list[int]], budget: int,
+                hidden_of: "Any") -> "np.ndarray":
+        """Unit-length mean-pooled vectors of `ids`: batches of texts of similar length, at
+        most `budget` word pieces each (short texts go many at a time), `streams` batches
+        at once; `hidden_of(input_ids, mask)` gives a batch's last hidden state."""
+        import numpy as np
+
         lengths = np.array([len(x) for x in ids])
         order = np.argsort(lengths, kind="stable")
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        budget = max(1, batch_size) * 128   # word pieces per batch: short texts go many at a time
+        out = np.zeros((len(ids), self.dim), dtype=np.float32)
         parts = []
         i = 0
         while i < len(order):
@@ -353,10 +520,7 @@ class Embedder:
             for row, k in enumerate(part):
                 input_ids[row, :lengths[k]] = ids[k]
                 mask[row, :lengths[k]] = 1
-            feeds = {"input_ids": input_ids, "attention_mask": mask}
-            if "token_type_ids" in self._inputs:
-                feeds["token_type_ids"] = np.zeros_like(input_ids)
-            hidden = self._session.run(None, feeds)[0]
+            hidden = hidden_of(input_ids, mask)
             summed = np.einsum("bsd,bs->bd", hidden, mask.astype(np.float32))
             vecs = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1)
             vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)

@@ -49,6 +49,7 @@ class Index:
         self.options = options
         self.embedder = embedder or Embedder(options.embedding_model)
         self.store = Store(self.index_dir / DB_NAME)
+        self._follow_engine()
         self.lock = WriterLock(self.index_dir)
         self._write_lock = threading.RLock()   # one writer inside this process too
         self._vectors: VectorIndex | None = None
@@ -87,6 +88,15 @@ class Index:
                 for leftover in (self.index_dir / "vectors.hnsw", self.index_dir / "vectors.json"):
                     leftover.unlink(missing_ok=True)
                 self._vectors = None
+
+    def _follow_engine(self) -> None:
+        """An embedder whose engine was chosen automatically takes the one this index was
+        built with (the last field of chunking_signature), so a machine's new default (say
+        torch-bf16 once the CPU has AMX) never re-embeds an index another default built."""
+        stored = self.store.get_meta("chunk_words") or ""
+        follow = getattr(self.embedder, "follow", None)
+        if follow is not None and stored.count("|") >= 3:
+            follow(stored.rsplit("|", 1)[-1])
 
     def _check_chunking(self) -> None:
         """Another chunk size (or chunker, or embedding engine: see chunking_signature)
