@@ -1,6 +1,6 @@
 """Embedding throughput side by side, in word pieces per second: prints figures, asserts nothing.
 
-    python bench/bench_embed_speed.py [--chunks 256] [--rounds 3] [--fused] [--static]
+    python bench/bench_embed_speed.py [--chunks 256] [--rounds 3] [--fused] [--static] [--bf16]
 
 Real chunk texts (the kernel docs slice of bench/retrieval_data.py, chunked as the index
 chunks them) are encoded by each variant in turn, round after round (the machine is
@@ -19,6 +19,10 @@ shared and noisy: variants are interleaved and the best round of each is printed
                Measured (2-core EPYC, 256 chunks, 3 rounds): x0.84 of main's speed
                (onnxruntime runs the QDQ graph slower than dynamic int8), cosine to
                float32 mean 0.937 (min 0.876) against main's 0.994: not used
+  bf16         (--bf16) the torch-bf16 engine (indexer.embedder: the default of a new index
+               where the CPU has AMX), the default layout; every encode by torch (its
+               small-work shortcut, the float32 export, is turned off here); its cosine
+               to float32 is printed beside main's
 
 Vectors of `streams` equal main's (the same batches, only run at once).
 """
@@ -125,6 +129,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--fused", action="store_true")
     ap.add_argument("--static", action="store_true")
+    ap.add_argument("--bf16", action="store_true")
     args = ap.parse_args()
 
     import numpy as np
@@ -149,6 +154,11 @@ def main() -> None:
         static._load_onnx()
         static._session = static_session(static, static.threads_per_stream, calibration)
         variants["static"] = static
+    if args.bf16:
+        import indexer.embedder as embedder_module
+
+        embedder_module.SMALL_WORK = 0       # every encode by torch, as an index's batches are
+        variants["bf16"] = Embedder(backend="torch-bf16")
     vectors = {}
     for name, emb in variants.items():       # warm up (and load) outside the timing
         vectors[name] = emb.encode(texts[:64])
@@ -161,7 +171,7 @@ def main() -> None:
         print(f"round {r + 1}: " + ", ".join(f"{n} {pieces / times[n][-1]:.0f}" for n in variants),
               flush=True)
     base = min(times["main"])
-    exact = Embedder(backend="onnx").encode(texts) if args.static else None
+    exact = Embedder(backend="onnx").encode(texts) if args.static or args.bf16 else None
     for name in variants:
         cos = (vectors[name] * vectors["main"]).sum(axis=1)
         line = (f"{name:8s} best {pieces / min(times[name]):6.0f} wp/s  median "

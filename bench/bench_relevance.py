@@ -68,8 +68,12 @@ def set_questions(c, which: str) -> list:  # noqa: ANN001
     return out
 
 
+INDEX_TAG = "data"        # --index-tag: which of bench_retrieval.py's builds (its --tag)
+INDEX_BACKEND = "onnx-int8"
+
+
 def index_dir(name: str) -> Path:
-    cands = sorted(p for p in (OUT / name).glob("data*") if (p / "build.json").exists())
+    cands = sorted(p for p in (OUT / name).glob(f"{INDEX_TAG}*") if (p / "build.json").exists())
     if not cands:
         raise SystemExit(f"no index for {name}: bench/bench_retrieval.py --corpora {name} --build-only")
     return cands[0]
@@ -135,7 +139,7 @@ def collect(name: str, pool: int, rerank: bool, model_dir: str | None = None,
     from cross_encoder import Reranker
 
     c = corpus(name)
-    local = LocalIndex(index_dir(name), "onnx-int8")
+    local = LocalIndex(index_dir(name), INDEX_BACKEND)
     rr = (Reranker(model_dir) if model_dir else Reranker()) if rerank else None
     out = []
     for which in sets or sets_of(name):
@@ -400,7 +404,12 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true", help="reuse the collected lists")
     ap.add_argument("--model-dir", default="", help="a relevance model folder (default: the shipped one)")
     ap.add_argument("--cache", default="relevance-lists.json")
+    ap.add_argument("--index-tag", default="data",
+                    help="the indexes bench_retrieval.py built with --tag T (e.g. bf16)")
+    ap.add_argument("--backend", default="onnx-int8", help="the embedding engine they were built with")
     args = ap.parse_args()
+    global INDEX_TAG, INDEX_BACKEND
+    INDEX_TAG, INDEX_BACKEND = args.index_tag, args.backend
     names = args.corpora.split(",")
     cache = OUT / args.cache
     from indexer import search as first_stage

@@ -105,13 +105,14 @@ def default_cache_dir() -> Path:
 
 
 def thread_layout(cpus: int, streams: int | None = None) -> tuple[int, int]:
-    """(batches run at once, onnxruntime threads each) for `cpus` cores.
+    """(batches run at once, onnxruntime's or torch's threads each) for `cpus` cores.
 
     One thread per batch and as many batches as cores: on 2 cores (AMD EPYC,
     bench/bench_embed_speed.py, best rounds) two batches of one thread each embed 1.10x
     the word pieces per second of one batch on two threads when the machine is quiet,
     and 1.48x while another job takes a core (a batch on two threads waits for the
-    slower one at every operator). Past 4 cores the layout is a guess (not measured
+    slower one at every operator); torch-bf16 likewise (2-core Xeon with AMX, 2,048 word
+    pieces a batch: 33k word pieces a second as 2x1 against 31k as 1x2). Past 4 cores the layout is a guess (not measured
     here): 4 batches at once, the cores shared among them. `streams` (or
     $LOCALRAG_EMBED_STREAMS) overrides it; 1 is the old layout."""
     if streams is None:
