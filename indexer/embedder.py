@@ -48,11 +48,11 @@ ONNX_VERSION = 1     # bump when the export or quantisation recipe changes
 
 SMALL_WORK = 20_000
 """Word pieces of one encode up to which the torch-bf16 engine runs the float32 ONNX export
-instead of torch (a query, an answer's sentences, a file just saved): loading torch and the
-model costs about 3-4 s (1 s of it importing torch), which is the float32 export's time for
-about 20,000 word pieces on 2 cores. Both give float32's vectors to a cosine of 0.9999
-(bench/bench_embed_speed.py --bf16), so a chunk's vector does not depend on which ran it
-beyond that."""
+while its bfloat16 model is not loaded in this process (a query, an answer's sentences, a
+file just saved): loading torch and the model costs about 2.7 s (0.8 s of it importing
+torch), the float32 export's time for about 15,000-20,000 word pieces on 2 cores. Both give
+float32's vectors to a cosine of 0.9999 (bench/bench_embed_speed.py --bf16), so a chunk's
+vector does not depend on which ran it beyond that. Once loaded, the model does all."""
 
 BF16_BATCH_PIECES = 64
 """Word pieces per batch of the torch-bf16 engine, per text of `batch_size` (64 texts: 4,096
@@ -138,8 +138,9 @@ class Embedder:
       bf16_matrix_units): the model's weights and activations in bfloat16 under torch,
       with the same tokenizer, batching and mean pooling as the ONNX engines. About 2.8x
       onnx-int8's throughput on such a CPU, vectors within a cosine of 0.9999 of float32.
-      An encode of at most SMALL_WORK word pieces (a query) runs the float32 ONNX export
-      instead, so a query process still never imports torch.
+      An encode of at most SMALL_WORK word pieces (a query) in a process that has not
+      loaded the bfloat16 model runs the float32 ONNX export instead, so a query process
+      still never imports torch.
     The export needs torch once (it is a sentence-transformers dependency) and is kept
     in the cache folder; any failure there falls back to torch.
 
@@ -421,6 +422,21 @@ class Embedder:
         self._load_query_session()   # made now, by the indexing process, for later queries
         return self._bf16
 
+    def warm(self) -> None:
+        """A long-running process (the watcher) will embed again and again: the torch-bf16
+        engine loads its model in a thread now, so later changes skip the float32 export's
+        slower path. Other engines load on first use, in well under a second."""
+        if self.backend != "torch-bf16" or self._bf16 is not None:
+            return
+
+        def load() -> None:
+            try:
+                self._load_bf16()
+            except Exception:   # noqa: BLE001 - the encode that needs the model says why
+                pass
+
+        threading.Thread(target=load, name="embedder-load", daemon=True).start()
+
     def _load_backend(self) -> None:
         if self.backend == "torch-bf16":
             return                   # per encode: the float32 export or torch (_encode_bf16)
@@ -479,7 +495,7 @@ class Embedder:
         """The torch-bf16 engine: small work (SMALL_WORK) by the float32 export, the rest
         by the bfloat16 transformer, with the ONNX engines' batching and pooling."""
         ids = self._token_ids(texts)
-        if sum(len(x) for x in ids) <= SMALL_WORK:
+        if self._bf16 is None and sum(len(x) for x in ids) <= SMALL_WORK:
             session = self._load_query_session()
             if session is not None:
                 return self._encode_onnx(texts, batch_size, session=session, ids=ids)
