@@ -336,6 +336,12 @@ def recall(qs: list[dict], orders: list[list[int]], k: int = 5) -> float:
     return sum(1 for q, o in zip(qs, orders) if set(o[:k]) & set(q["hits"])) / len(qs)
 
 
+def _search():
+    from indexer import search
+
+    return search
+
+
 SYSTEMS = {
     "dense": lambda q, p: [c for c, _ in q["dense"]],
     "lexical": lambda q, p: [c for c, _ in q["lexical"]],
@@ -344,6 +350,7 @@ SYSTEMS = {
     "score fusion": lambda q, p: score_fusion(q, p["alpha"]),
     "score fusion+pin": lambda q, p: with_pins(score_fusion(q, p["alpha"]), pinned(q, p["dom"])),
     "score 0.4+pin 2": lambda q, p: with_pins(score_fusion(q, 0.4), pinned(q, 2.0)),  # the default before
+    "shipped": lambda q, p: with_pins(score_fusion(q, _search().ALPHA), pinned(q, _search().DOMINANCE)),
     "rrf+pin+rerank": lambda q, p: with_pins(reranked(q, rrf_rank(q, p["wd"], p["wl"]), p["depth"], p["blend"]),
                                              pinned(q, p["dom"])),
     "score+pin+rerank": lambda q, p: with_pins(reranked(q, score_fusion(q, p["alpha"]), p["depth"], p["blend"]),
