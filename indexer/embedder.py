@@ -54,6 +54,15 @@ torch), the float32 export's time for about 15,000-20,000 word pieces on 2 cores
 float32's vectors to a cosine of 0.9999 (bench/bench_embed_speed.py --bf16), so a chunk's
 vector does not depend on which ran it beyond that. Once loaded, the model does all."""
 
+ONEDNN_CACHE = "16"
+"""oneDNN's primitive cache (ONEDNN_PRIMITIVE_CACHE_CAPACITY, 1,024 by default) for the
+torch-bf16 engine, unless the environment sets it: torch compiles a primitive for each new
+matrix shape, and an index's batches come in thousands of shapes, so the default cache grew
+a process by about 2 GB over the kernel's 4 million word pieces (peak RSS 3.7 GB against
+1.6 GB for the int8 graph). With 8 its peak stayed at the int8 graph's (1.1-1.2 GB on 400,000
+word pieces) at the same speed (bench/bench_index_vs_main.py --variant): an index's shapes
+rarely repeat, so a cache hardly helps it."""
+
 BF16_BATCH_PIECES = 64
 """Word pieces per batch of the torch-bf16 engine, per text of `batch_size` (64 texts: 4,096
 word pieces, 8 full chunks). Measured on 2 cores (Intel Xeon with AMX, 256 kernel chunks,
@@ -404,15 +413,17 @@ class Embedder:
             folder = self._check_folder()
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", ONEDNN_CACHE)  # read on first use
             try:
                 import torch
                 from transformers import AutoModel
 
                 quiet_transformers()
                 torch.set_num_threads(self.threads_per_stream)
-                model = AutoModel.from_pretrained(folder, torch_dtype=torch.bfloat16,
-                                                  local_files_only=True)
-                self._bf16 = model.eval()
+                # loaded as stored, then cast (the dtype keyword changed name across
+                # transformers releases, and an unknown one is silently ignored)
+                model = AutoModel.from_pretrained(folder, local_files_only=True)
+                self._bf16 = model.to(torch.bfloat16).eval()
             except Exception as exc:  # any load failure is a model problem for the person
                 raise EmbeddingModelError(
                     f"Cannot load the embedding model from {folder}: {exc}",

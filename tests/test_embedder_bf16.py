@@ -55,6 +55,8 @@ def test_bf16_vectors_stay_at_float32s(float32_vectors, monkeypatch):
     emb = Embedder(backend="torch-bf16")
     vecs = emb.encode(TEXTS, batch_size=2)                     # batches mix lengths: padding
     assert emb._bf16 is not None and emb.engine == "torch-bf16"
+    # oneDNN's primitive cache is bounded (ONEDNN_CACHE): its default grew an index run by GBs
+    assert os.environ.get("ONEDNN_PRIMITIVE_CACHE_CAPACITY")
     cos = np.sum(vecs * float32_vectors, axis=1)
     # bfloat16 keeps 8 bits of mantissa: measured cosine to float32 0.99993-0.99998 on 256
     # real kernel chunks (bench/bench_embed_speed.py --bf16), int8 0.989-0.999. 0.999 is
