@@ -93,10 +93,9 @@ class Index:
         """An embedder whose engine was chosen automatically takes the one this index was
         built with (the last field of chunking_signature), so a machine's new default (say
         torch-bf16 once the CPU has AMX) never re-embeds an index another default built."""
-        stored = self.store.get_meta("chunk_words") or ""
         follow = getattr(self.embedder, "follow", None)
-        if follow is not None and stored.count("|") >= 3:
-            follow(stored.rsplit("|", 1)[-1])
+        if follow is not None and self.store.get_meta("chunk_words"):
+            follow(self.engine())
 
     def _check_chunking(self) -> None:
         """Another chunk size (or chunker, or embedding engine: see chunking_signature)
@@ -308,7 +307,16 @@ class Index:
             db_bytes=db_bytes,
             hnsw_bytes=hnsw.stat().st_size if hnsw.exists() else 0,
             embedding_model=self.store.get_meta("embedding_model") or self.embedder.name,
+            embedding_engine=self.engine(),
         )
+
+    def engine(self) -> str:
+        """The embedding engine of this index's vectors (chunking_signature's last field),
+        else the one its embedder would use."""
+        stored = self.store.get_meta("chunk_words") or ""
+        if stored.count("|") >= 3:
+            return stored.rsplit("|", 1)[-1]
+        return getattr(self.embedder, "engine", "")
 
     def problem_groups(self, *, per_group: int | None = 10, kind: str | None = None) -> list[ProblemGroup]:
         """Files in error first, then skipped ones; within each, larger groups first."""

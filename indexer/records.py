@@ -158,6 +158,7 @@ class IndexStatus:
     db_bytes: int
     hnsw_bytes: int
     embedding_model: str
+    embedding_engine: str = ""      # how its vectors were computed: onnx-int8, torch-bf16, ...
 
     @property
     def errors(self) -> list[FileProblem]:
@@ -171,7 +172,7 @@ class IndexStatus:
             "files_indexed": self.files_indexed, "files_skipped": self.files_skipped,
             "files_error": self.files_error, "chunks": self.chunks,
             "db_bytes": self.db_bytes, "hnsw_bytes": self.hnsw_bytes,
-            "embedding_model": self.embedding_model,
+            "embedding_model": self.embedding_model, "embedding_engine": self.embedding_engine,
             "problems": [g.to_json() for g in self.problems],
         }
 

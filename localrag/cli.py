@@ -267,7 +267,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"files: {status.files_indexed} indexed, {status.files_skipped} skipped, "
               f"{status.files_error} in error; {status.chunks} chunks")
         print(f"index size: {(status.db_bytes + status.hnsw_bytes) / 1e6:.1f} MB "
-              f"(embeddings: {status.embedding_model})")
+              f"(embeddings: {status.embedding_model}"
+              + (f", {status.embedding_engine})" if status.embedding_engine else ")"))
         for r in status.roots:
             missing = "  MISSING: not found (deleted, or a drive not mounted?)" if r.missing else ""
             print(f"root  {r.path}  ({r.files} files, {r.chunks} chunks){missing}")

@@ -113,6 +113,7 @@ def test_a_bf16_index_is_searched_by_a_process_that_never_imports_torch(tmp_path
     idx.add_root(root)
     idx.update()
     assert idx.embedder._bf16 is not None
+    assert idx.status().embedding_engine == "torch-bf16"      # `localrag status` says so
     idx.close()
     code = textwrap.dedent(f"""
         import sys
