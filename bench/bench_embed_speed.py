@@ -22,7 +22,9 @@ shared and noisy: variants are interleaved and the best round of each is printed
   bf16         (--bf16) the torch-bf16 engine (indexer.embedder: the default of a new index
                where the CPU has AMX), the default layout; every encode by torch (its
                small-work shortcut, the float32 export, is turned off here); its cosine
-               to float32 is printed beside main's
+               to float32 is printed beside main's. Measured (2-core Xeon with AMX, 256
+               chunks, 3 rounds): x2.42 of main's speed (x2.05-2.22 in later runs), cosine
+               to float32 mean 0.99995 (min 0.99993) against main's 0.994 (min 0.989)
 
 Vectors of `streams` equal main's (the same batches, only run at once).
 """

@@ -59,9 +59,9 @@ ONEDNN_CACHE = "16"
 torch-bf16 engine, unless the environment sets it: torch compiles a primitive for each new
 matrix shape, and an index's batches come in thousands of shapes, so the default cache grew
 a process by about 2 GB over the kernel's 4 million word pieces (peak RSS 3.7 GB against
-1.6 GB for the int8 graph). With 8 its peak stayed at the int8 graph's (1.1-1.2 GB on 400,000
-word pieces) at the same speed (bench/bench_index_vs_main.py --variant): an index's shapes
-rarely repeat, so a cache hardly helps it."""
+1.6 GB for the int8 graph; with 16: 1.8 GB). On 400,000 word pieces capacities of 8, 64 and
+1,024 indexed at the same speed (bench/bench_index_vs_main.py --variant): an index's shapes
+rarely repeat, so a cache hardly helps it; 16 holds a few batches' shapes (a query's)."""
 
 BF16_BATCH_PIECES = 64
 """Word pieces per batch of the torch-bf16 engine, per text of `batch_size` (64 texts: 4,096
@@ -73,8 +73,8 @@ pieces a second; onnxruntime's int8 graph did best with 8,192."""
 def bf16_matrix_units(cpuinfo: str | None = None) -> bool:
     """True when this CPU multiplies bfloat16 matrices in hardware: Intel's AMX (`amx_bf16`
     among /proc/cpuinfo's flags; Sapphire Rapids and later Xeons). There torch's bfloat16
-    embeds about 2.8x the word pieces per second of onnxruntime's int8 graph on the same
-    cores, with vectors closer to float32 (cosine 0.99995 against int8's 0.994). Without
+    embeds about 2.4x the word pieces per second of onnxruntime's int8 graph on the same
+    cores (2 cores, bench/bench_embed_speed.py --bf16), with vectors closer to float32 (cosine 0.99995 against int8's 0.994). Without
     such units bfloat16 is emulated and slower than int8, so it is never chosen there
     (AVX-512 BF16 alone, as on AMD Zen 4, was not measured). False where /proc/cpuinfo
     cannot be read (not Linux)."""
@@ -121,8 +121,8 @@ def thread_layout(cpus: int, streams: int | None = None) -> tuple[int, int]:
     the word pieces per second of one batch on two threads when the machine is quiet,
     and 1.48x while another job takes a core (a batch on two threads waits for the
     slower one at every operator); torch-bf16 likewise (2-core Xeon with AMX, 2,048 word
-    pieces a batch: 33k word pieces a second as 2x1 against 31k as 1x2). Past 4 cores the layout is a guess (not measured
-    here): 4 batches at once, the cores shared among them. `streams` (or
+    pieces a batch: 33k word pieces a second as 2x1 against 31k as 1x2). Past 4 cores
+    the layout is a guess (not measured here): 4 batches at once, the cores shared among them. `streams` (or
     $LOCALRAG_EMBED_STREAMS) overrides it; 1 is the old layout."""
     if streams is None:
         env = os.environ.get("LOCALRAG_EMBED_STREAMS", "")
@@ -145,8 +145,8 @@ class Embedder:
     - "torch": sentence-transformers itself.
     - "torch-bf16" (the default for a new index where the CPU has bfloat16 matrix units,
       bf16_matrix_units): the model's weights and activations in bfloat16 under torch,
-      with the same tokenizer, batching and mean pooling as the ONNX engines. About 2.8x
-      onnx-int8's throughput on such a CPU, vectors within a cosine of 0.9999 of float32.
+      with the same tokenizer, batching and mean pooling as the ONNX engines. About 2.4x
+      onnx-int8's throughput on such a CPU (a whole index: 2x), vectors within a cosine of 0.9999 of float32.
       An encode of at most SMALL_WORK word pieces (a query) in a process that has not
       loaded the bfloat16 model runs the float32 ONNX export instead, so a query process
       still never imports torch.
