@@ -122,8 +122,8 @@ def thread_layout(cpus: int, streams: int | None = None) -> tuple[int, int]:
     and 1.48x while another job takes a core (a batch on two threads waits for the
     slower one at every operator); torch-bf16 likewise (2-core Xeon with AMX, 2,048 word
     pieces a batch: 33k word pieces a second as 2x1 against 31k as 1x2). Past 4 cores
-    the layout is a guess (not measured here): 4 batches at once, the cores shared among them. `streams` (or
-    $LOCALRAG_EMBED_STREAMS) overrides it; 1 is the old layout."""
+    the layout is a guess (not measured here): 4 batches at once, the cores shared among
+    them. `streams` (or $LOCALRAG_EMBED_STREAMS) overrides it; 1 is the old layout."""
     if streams is None:
         env = os.environ.get("LOCALRAG_EMBED_STREAMS", "")
         streams = int(env) if env.isdigit() and int(env) > 0 else min(cpus, 4)
