@@ -251,7 +251,8 @@ def watch_latency(data: Path, env: dict) -> None:
             lat.append(time.perf_counter() - t)
         reader.close()
         print(f"save -> searchable with `localrag watch` running (debounce 0.3 s): median "
-              f"{statistics.median(lat):.2f} s, max {max(lat):.2f} s", flush=True)
+              f"{statistics.median(lat):.2f} s, max {max(lat):.2f} s (in order: "
+              + ", ".join(f"{x:.2f}" for x in lat) + ")", flush=True)
     finally:
         watch.terminate()
         watch.wait(30)

@@ -52,7 +52,10 @@ while its bfloat16 model is not loaded in this process (a query, an answer's sen
 file just saved): loading torch and the model costs about 2.7 s (0.8 s of it importing
 torch), the float32 export's time for about 15,000-20,000 word pieces on 2 cores. Both give
 float32's vectors to a cosine of 0.9999 (bench/bench_embed_speed.py --bf16), so a chunk's
-vector does not depend on which ran it beyond that. Once loaded, the model does all."""
+vector does not depend on which ran it beyond that. Once loaded, the model does all. A
+watcher does not load it ahead: importing torch in a thread beside the watcher's first
+updates held them back by 4-8 s (the GIL), at a million chunks (bench/bench_scale.py: saved
+-> searchable 8.25 and 4.39 s for the first two saves, 0.8 s after; without: 0.8-1.3 s)."""
 
 ONEDNN_CACHE = "16"
 """oneDNN's primitive cache (ONEDNN_PRIMITIVE_CACHE_CAPACITY, 1,024 by default) for the
@@ -432,21 +435,6 @@ class Embedder:
                 ) from exc
         self._load_query_session()   # made now, by the indexing process, for later queries
         return self._bf16
-
-    def warm(self) -> None:
-        """A long-running process (the watcher) will embed again and again: the torch-bf16
-        engine loads its model in a thread now, so later changes skip the float32 export's
-        slower path. Other engines load on first use, in well under a second."""
-        if self.backend != "torch-bf16" or self._bf16 is not None:
-            return
-
-        def load() -> None:
-            try:
-                self._load_bf16()
-            except Exception:   # noqa: BLE001 - the encode that needs the model says why
-                pass
-
-        threading.Thread(target=load, name="embedder-load", daemon=True).start()
 
     def _load_backend(self) -> None:
         if self.backend == "torch-bf16":

@@ -339,9 +339,6 @@ class Index:
         from indexer.watcher import Watcher
 
         watcher = Watcher(self, on_event, on_error=on_error, debounce_s=debounce_s)
-        warm = getattr(self.embedder, "warm", None)   # a test double may lack it
-        if warm is not None:
-            warm()          # it will embed each change: load what it embeds with now
         watcher.start()
         self._watchers.append(watcher)
         return watcher

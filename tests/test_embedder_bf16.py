@@ -129,21 +129,9 @@ def test_a_bf16_index_is_searched_by_a_process_that_never_imports_torch(tmp_path
     assert out == ["True", "torch-bf16", "False"]
 
 
-def test_a_watching_index_loads_the_bf16_model_ahead_and_then_embeds_everything_with_it(
-        tmp_path, index_options, monkeypatch):
-    import time
-
-    (tmp_path / "docs").mkdir()
+def test_once_loaded_the_bf16_model_embeds_small_work_too(monkeypatch):
     emb = Embedder(backend="torch-bf16")
-    idx = Index(tmp_path / "index", options=index_options, embedder=emb)
-    idx.add_root(tmp_path / "docs")
-    idx.watch(lambda event: None)
-    deadline = time.monotonic() + 240      # a loaded machine: poll for the load, never sleep a fixed time
-    while emb._bf16 is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert emb._bf16 is not None
-    # small work now goes to the loaded model: the float32 export is not touched
+    emb._load_bf16()                       # as an index's first large batch loads it
     monkeypatch.setattr(emb, "_load_query_session", lambda: pytest.fail("float32 export used"))
     vecs = emb.encode(TEXTS[:2])
     assert vecs.shape == (2, 384) and np.allclose(np.linalg.norm(vecs, axis=1), 1, atol=1e-5)
-    idx.close()
