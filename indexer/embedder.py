@@ -178,6 +178,7 @@ class Embedder:
         self._word_pieces: dict[str, int] = {}
         self._bf16: Any = None          # the torch-bf16 engine's transformer
         self._query_session: Any = None  # ... and its float32 ONNX session for small work
+        self._session_kind = ""         # the export `_session` runs ("onnx" or "onnx-int8")
         self.automatic = False          # the engine was chosen by auto_backend: follow() may change it
         if backend == "auto":
             backend = os.environ.get("LOCALRAG_EMBED_BACKEND", "")
@@ -223,14 +224,16 @@ class Embedder:
             return True
         if not self.automatic or engine not in BACKENDS or self._device not in (None, "cpu"):
             return False
-        if self._session is not None and engine in ("onnx", "onnx-int8"):
-            return False        # the session loaded is the other export
         import importlib.util
 
         need = "torch" if engine.startswith("torch") else "onnxruntime"
         if importlib.util.find_spec(need) is None:
             return False
-        self.backend = engine
+        with self._encode_lock:      # never between an encode's reads of the backend
+            if self._session is not None and engine in ("onnx", "onnx-int8") \
+                    and engine != self._session_kind:
+                return False    # the session loaded is the other export
+            self.backend = engine
         return True
 
     @property
@@ -394,7 +397,7 @@ class Embedder:
             if session is None:     # sentence-transformers does it
                 self.backend = "torch"
                 return None
-            self._session = session
+            self._session, self._session_kind = session, self.backend
             return self._session
 
     def _load_query_session(self) -> Any:
@@ -420,7 +423,14 @@ class Embedder:
             try:
                 import torch
                 from transformers import AutoModel
-
+            except ImportError as exc:
+                raise EmbeddingModelError(
+                    f"The torch-bf16 embedding engine needs torch and transformers: {exc}",
+                    hint='pip install "torch>=2.1" "transformers>=4.40" (localrag\'s own '
+                    "install brings both), or run with LOCALRAG_EMBED_BACKEND=onnx-int8 "
+                    "(the index is then embedded again with that engine)",
+                ) from exc
+            try:
                 quiet_transformers()
                 torch.set_num_threads(self.threads_per_stream)
                 # loaded as stored, then cast (the dtype keyword changed name across

@@ -102,6 +102,9 @@ class Index:
         means every file must be chunked again. Files are only
         marked stale: each keeps its old chunks (still searchable) until its new ones
         replace them, so a cancelled run loses nothing and the next run carries on."""
+        # a running process (the watcher, the app) takes the engine another process moved
+        # the index to, instead of writing its own back over it
+        self._follow_engine()
         want = chunking_signature(self.options.chunk_words, self.options.chunk_tokens, self.embedder)
         stored = self.store.get_meta("chunk_words")
         if stored == want:

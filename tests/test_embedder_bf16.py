@@ -135,3 +135,28 @@ def test_once_loaded_the_bf16_model_embeds_small_work_too(monkeypatch):
     monkeypatch.setattr(emb, "_load_query_session", lambda: pytest.fail("float32 export used"))
     vecs = emb.encode(TEXTS[:2])
     assert vecs.shape == (2, 384) and np.allclose(np.linalg.norm(vecs, axis=1), 1, atol=1e-5)
+
+
+def test_a_running_process_takes_the_engine_another_moved_the_index_to(tmp_path, index_options,
+                                                                       monkeypatch):
+    """A watcher (automatic embedder, open for hours) must not write its engine back over
+    the one `LOCALRAG_EMBED_BACKEND=... localrag index` moved the index to: that would mark
+    every file stale twice and lose the move."""
+    _notes(tmp_path / "docs")
+    monkeypatch.delenv("LOCALRAG_EMBED_BACKEND", raising=False)
+    monkeypatch.setattr(embedder_module, "auto_backend", lambda: "onnx-int8")
+    watcher_side = Index(tmp_path / "index", options=index_options, embedder=Embedder())
+    watcher_side.add_root(tmp_path / "docs")
+    watcher_side.update()
+    assert watcher_side.engine() == "onnx-int8"
+    watcher_side.search("heron", k=1)                   # its int8 session is loaded and used
+    mover = Index(tmp_path / "index", options=index_options, embedder=Embedder(backend="torch-bf16"))
+    assert mover.update().updated == 3                  # moved: every file embedded again
+    moved = mover.store.get_meta("chunk_words")
+    mover.close()
+    report = watcher_side.update()                      # the watcher's next update
+    assert report.updated == 0
+    assert watcher_side.store.get_meta("chunk_words") == moved and watcher_side.engine() == "torch-bf16"
+    assert watcher_side.embedder.engine == "torch-bf16"
+    assert watcher_side.search("heron number 2", k=1)   # and it searches with the new engine
+    watcher_side.close()

@@ -86,7 +86,7 @@ def test_status_groups_every_file_not_indexed(tmp_path, make_index, monkeypatch)
     data = status.to_json()
     assert set(data) == {"roots", "files_indexed", "files_skipped", "files_error", "chunks",
                          "db_bytes", "hnsw_bytes", "embedding_model", "embedding_engine", "problems"}
-    assert data["embedding_engine"] == "onnx-int8"      # the suite's engine (tests/conftest.py)
+    assert data["embedding_engine"] == os.environ["LOCALRAG_EMBED_BACKEND"]   # tests/conftest.py
     assert set(data["problems"][0]) == {"state", "kind", "label", "count", "more", "files"}
     assert set(data["problems"][0]["files"][0]) == {"path", "reason"}
     assert set(data["roots"][0]) == {"path", "files", "chunks", "added_at", "missing"}
