@@ -324,15 +324,28 @@ class Embedder:
             )
         return folder
 
+    def _offline_folder(self) -> str:
+        """The model folder (_check_folder), with the Hugging Face libraries told never to
+        reach the network."""
+        folder = self._check_folder()
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        return folder
+
+    @staticmethod
+    def _cannot_load(folder: str, exc: Exception, files: str, more: str = "") -> EmbeddingModelError:
+        """A model load failure, for the person: which folder, and what it must hold."""
+        return EmbeddingModelError(f"Cannot load the embedding model from {folder}: {exc}",
+                                   hint=f"check that the folder holds a sentence-transformers "
+                                   f"model ({files}){more}")
+
     def _load_torch(self) -> Any:
         if self._model is not None:
             return self._model
         with self._load_lock:
             if self._model is not None:
                 return self._model
-            folder = self._check_folder()
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            folder = self._offline_folder()
             try:
                 from sentence_transformers import SentenceTransformer
 
@@ -342,11 +355,7 @@ class Embedder:
                 model.max_seq_length = self.window   # the same window as the chunker's
                 self._model = model
             except Exception as exc:  # any load failure is a model problem for the person
-                raise EmbeddingModelError(
-                    f"Cannot load the embedding model from {folder}: {exc}",
-                    hint="check that the folder holds a sentence-transformers model "
-                    "(modules.json, config.json, weights)",
-                ) from exc
+                raise self._cannot_load(folder, exc, "modules.json, config.json, weights") from exc
             return self._model
 
     # kept for callers that want the sentence-transformers model itself
@@ -416,9 +425,7 @@ class Embedder:
         with self._load_lock:
             if self._bf16 is not None:
                 return self._bf16
-            folder = self._check_folder()
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            folder = self._offline_folder()
             os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", ONEDNN_CACHE)  # read on first use
             try:
                 import torch
@@ -438,11 +445,8 @@ class Embedder:
                 model = AutoModel.from_pretrained(folder, local_files_only=True)
                 self._bf16 = model.to(torch.bfloat16).eval()
             except Exception as exc:  # any load failure is a model problem for the person
-                raise EmbeddingModelError(
-                    f"Cannot load the embedding model from {folder}: {exc}",
-                    hint="check that the folder holds a sentence-transformers model "
-                    "(config.json, weights), or set LOCALRAG_EMBED_BACKEND=onnx-int8",
-                ) from exc
+                raise self._cannot_load(folder, exc, "config.json, weights",
+                                        ", or set LOCALRAG_EMBED_BACKEND=onnx-int8") from exc
         self._load_query_session()   # made now, by the indexing process, for later queries
         return self._bf16
 
