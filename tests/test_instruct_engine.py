@@ -391,6 +391,40 @@ def test_quotes_are_still_chosen_when_the_relevance_model_cannot_be_read():
     assert not any("judged none of these" in n for n in ans.notes)
 
 
+def test_passages_are_judged_to_hold_the_answer_by_their_best_sentence():
+    """With the relevance model, each passage is judged by the best answer probability among
+    its sentences (QUOTE_ANSWER_FLOOR), said in the sources and in the decision line; the
+    JSON keeps the verdict. Without the model, or with one that cannot be read, nothing is
+    judged (relevance not checked), and no passage is dropped either way."""
+    from localrag.answering.label.answer import answer_from_json
+    from localrag.answering.label.render import decision_line, relevance_words
+
+    def answers(question: str, texts: Sequence[str]) -> list[float]:
+        return [0.95 if "Okafor" in t else 0.01 for t in texts]
+
+    critic = StubCritic(support={("calendar.md", "Okafor"): "fully"})
+    ans = InstructEngine(scripted(), config=config(), critic=critic, embed=_hash_embed,
+                         answers=answers).answer("Who is my dentist?", retrieve=retriever(PASSAGES))
+    assert [j.passage.title for j in ans.passages] == ["calendar.md", "garden.md", "recipes.md"]
+    assert [j.relevant for j in ans.passages] == [True, False, False]
+    assert all(j.verdict == "answers" and not j.dropped for j in ans.passages)
+    assert ans.passages[0].relevance > 0.5 > ans.passages[1].relevance
+    assert "1 of 3 passages judged to hold the answer" in decision_line(ans)
+    assert relevance_words(ans.passages[1]).endswith("judged not to hold the answer")
+    again = answer_from_json(ans.to_json())
+    assert [(j.relevant, j.verdict) for j in again.passages] == [(j.relevant, j.verdict) for j in ans.passages]
+
+    def broken(question: str, texts: Sequence[str]) -> list[float]:
+        from indexer.relevance_model import RelevanceModelMissing
+        raise RelevanceModelMissing("The relevance model in /x cannot be read (bad file); reinstall localrag")
+
+    for kw in ({}, {"answers": broken}):
+        plain = InstructEngine(scripted(), config=config(), critic=critic, embed=_hash_embed,
+                               **kw).answer("Who is my dentist?", retrieve=retriever(PASSAGES))
+        assert len(plain.passages) == 3 and all(j.relevant is None for j in plain.passages)
+        assert "relevance not checked" in decision_line(plain)
+
+
 def test_the_nothing_answers_note_needs_every_unit_to_be_context():
     """A unit the model judged an answer but the critic could not check (?) is still shown
     as the answer: no note that nothing answers."""

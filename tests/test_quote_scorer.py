@@ -35,7 +35,7 @@ def norm(text: str) -> str:
 
 def test_the_engine_quotes_as_the_measurement_does():
     engine_default = inspect.signature(InstructEngine.__init__).parameters["max_quotes"].default
-    select_default = inspect.signature(extract.select_quotes).parameters["max_quotes"].default
+    select_default = inspect.signature(extract.choose_quotes).parameters["max_quotes"].default
     assert engine_default == select_default == extract.MEASURED_TEST["max_quotes"]
 
 

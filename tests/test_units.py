@@ -253,6 +253,11 @@ def test_a_passage_score_reads_as_relevance_only_when_relevance_is_checked():
     assert relevance_words(PassageJudgement(p, 0.87, None)) == "score 0.87, relevance not checked"
     assert relevance_words(PassageJudgement(p, 0.87, True)) == "relevance 0.87"
     assert relevance_words(PassageJudgement(p, 0.12, False)) == "relevance 0.12, judged irrelevant"
+    # the relevance model's verdict says what it judged: whether the passage holds the answer
+    assert (relevance_words(PassageJudgement(p, 0.61, True, verdict="answers"))
+            == "answer probability 0.61, judged to hold the answer")
+    assert (relevance_words(PassageJudgement(p, 0.04, False, verdict="answers"))
+            == "answer probability 0.04, judged not to hold the answer")
 
     class _Answer:
         passages = [PassageJudgement(p, 1.0, None)]

@@ -609,20 +609,39 @@ def score_candidates(question: str, passages: Sequence[str], candidates: Sequenc
     return feats, [scorer.probability(f) for f in feats]
 
 
-RELEVANCE_POOL = 16
-"""The quote scorer's best candidates that the relevance model reads (about 14 ms each on
-2 cores). Annotators labelled the scorer's best 8 and 4 others drawn from the rest of each
-training question: of the 233 questions with an answering sentence among them, 11 had it only
-among the 4 drawn from beyond the scorer's best 8."""
+RELEVANCE_POOL = 128
+"""At most this many candidates (the quote scorer's best) are read by the relevance model:
+in practice every candidate of the five passages (median 64, at most 102 for the judged
+postgres questions; 37 and 70 for debref). The model reads one text in about 3 ms on 2 cores
+(49-62 ms for 16, 147-158 ms for 48, measured with the model's own session), so the cap
+only bounds a pathological answer near 0.4 s. Until issue 17's last session the pool was the
+scorer's best 16, chosen when the model cost 14 ms a text: it hid answering sentences the
+scorer ranked low, and each passage's best sentence then separated the passages that hold
+the answer less well (AUC 0.835 on postgres against 0.870 with every candidate)."""
 
 
-def select_quotes(question: str, passages: Sequence[str], embed: Embed, *,
+@dataclass
+class QuoteChoice:
+    """select_quotes' quotes, and per passage the best answer probability
+    (ANSWER_COMBINATION) among its sentences the relevance model read: None where it read
+    none (no relevance model, or no quotable sentence in that passage)."""
+
+    quotes: list[Quote]
+    passage_answers: list[float | None]
+
+
+def select_quotes(question: str, passages: Sequence[str], embed: Embed, **options) -> list[Quote]:
+    """choose_quotes(...).quotes."""
+    return choose_quotes(question, passages, embed, **options).quotes
+
+
+def choose_quotes(question: str, passages: Sequence[str], embed: Embed, *,
                   relevance: Sequence[float] | None = None, max_quotes: int = 4,
                   min_score: float = 0.0, relative: float = RELATIVE_CUT,
                   scorer: QuoteScorer = QuoteScorer(),
                   split: Callable[[str], list[Span]] = sentence_spans,
                   answers: AnswerProbability | None = None,
-                  titles: Sequence[str] | None = None) -> list[Quote]:
+                  titles: Sequence[str] | None = None) -> QuoteChoice:
     """The best `max_quotes` sentences of `passages` for `question`, best first, each
     with the code block it introduces (code_after) and the sentences it cannot be read
     without (reading_context: Quote.context "before" / "after", around it in file order).
@@ -634,26 +653,32 @@ def select_quotes(question: str, passages: Sequence[str], embed: Embed, *,
     `answers`: the relevance model. Given, it reads the scorer's best RELEVANCE_POOL
     candidates (with their passage's title from `titles` and their subject line) and the
     quotes are the best by its probability combined with the scorer's (answer_probability),
-    each Quote.answers (and Quote.score) that probability. On that path `min_score` applies
-    to the scorer's probability, before the combination, and `relative` to the combined one
-    at its default (RELATIVE_CUT)."""
+    each Quote.answers (and Quote.score) that probability; QuoteChoice.passage_answers holds
+    each passage's best. On that path `min_score` applies to the scorer's probability,
+    before the combination, and `relative` to the combined one at its default
+    (RELATIVE_CUT)."""
+    unread: list[float | None] = [None] * len(passages)
     candidates = candidates_of(question, passages, relevance=relevance, split=split)
     if not candidates:
-        return []
+        return QuoteChoice([], unread)
     _, probs = score_candidates(question, passages, candidates, embed, scorer)
     if answers is None:
-        return pick_quotes(question, passages, candidates, probs, max_quotes=max_quotes,
-                           min_score=min_score, relative=relative, split=split)
+        return QuoteChoice(pick_quotes(question, passages, candidates, probs, max_quotes=max_quotes,
+                                       min_score=min_score, relative=relative, split=split), unread)
     pool = sorted(range(len(candidates)), key=lambda k: (-probs[k], k))[:RELEVANCE_POOL]
     pool = [k for k in pool if probs[k] >= min_score]
     texts = [answer_text(passages[candidates[k].passage], candidates[k].span,
                          titles[candidates[k].passage] if titles else "") for k in pool]
     model = [float(x) for x in answers(question, texts)] if texts else []
     said = [answer_probability(m, probs[k]) for m, k in zip(model, pool)]
+    best = list(unread)
+    for k, p in zip(pool, said):
+        i = candidates[k].passage
+        best[i] = p if best[i] is None else max(best[i], p)
     # the pool (in the scorer's order, which breaks ties) ordered by the combination
     chosen = pick_quotes(question, passages, [candidates[k] for k in pool], said,
                          max_quotes=max_quotes, split=split)
-    return [replace(q, answers=q.score) for q in chosen]
+    return QuoteChoice([replace(q, answers=q.score) for q in chosen], best)
 
 
 ANSWER_COMBINATION = {"model": 0.277, "scorer": 0.513, "bias": -2.217}
@@ -842,7 +867,7 @@ def fit_window(text: str, anchors: Sequence[Span], budget: int,
 
 
 __all__ = ["Span", "Quote", "Candidate", "code_after", "subject_of", "sentence_spans", "line_at",
-           "select_quotes", "pick_quotes", "reading_context", "candidate_units",
+           "select_quotes", "choose_quotes", "QuoteChoice", "pick_quotes", "reading_context", "candidate_units",
            "candidates_of", "score_candidates", "AnswerScorer", "QuoteScorer",
            "ANSWER_FEATURES", "ANSWER_WEIGHTS", "question_terms", "fit_window",
            "ANSWER_RELATIVE", "answer_roles", "quote_groups", "answer_text", "AnswerProbability",

@@ -72,6 +72,9 @@ class PassageJudgement:
     relevant: bool | None         # the critic's label (Relevant vs Irrelevant); None: not checked
     dropped: bool = False         # removed by strict mode
     drop_reason: str | None = None
+    verdict: str = "relevant"     # what `relevant` says: "relevant" (the critic's IsRel) or
+    #                               "answers" (the relevance model: the passage holds the
+    #                               answer; `relevance` is then its best sentence's probability)
 
 
 @dataclass
@@ -165,6 +168,7 @@ class Answer:
                     "char_end": j.passage.char_end,
                     "relevance": j.relevance,
                     "relevant": j.relevant,
+                    "verdict": j.verdict,
                     "dropped": j.dropped,
                 }
                 for i, j in enumerate(self.passages)
@@ -204,6 +208,7 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
             relevance=float(src.get("relevance", 0.0)),
             relevant=None if src.get("relevant", False) is None else bool(src.get("relevant")),
             dropped=bool(src.get("dropped", False)),
+            verdict="answers" if src.get("verdict") == "answers" else "relevant",
         ))
     segments = []
     for seg in data.get("segments", []):

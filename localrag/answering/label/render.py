@@ -53,6 +53,9 @@ def decision_line(answer: Answer) -> str:
     dropped = sum(1 for j in answer.passages if j.dropped)
     if answer.passages and all(j.relevant is None for j in answer.passages):
         line = f"Retrieved{prob}: {len(answer.passages)} passages (relevance not checked)"
+    elif any(j.verdict == "answers" for j in answer.passages):
+        line = (f"Retrieved{prob}: {relevant} of {len(answer.passages)} passages judged to hold "
+                f"the answer")
     else:
         line = (f"Retrieved{prob}: {relevant} of {len(answer.passages)} passages judged relevant")
     if dropped:
@@ -73,6 +76,9 @@ def relevance_words(j: PassageJudgement) -> str:
     relevance; otherwise the score orders the passages and judges nothing."""
     if j.relevant is None:
         return f"score {j.relevance:.2f}, relevance not checked"
+    if j.verdict == "answers":
+        return (f"answer probability {j.relevance:.2f}, "
+                + ("judged to hold the answer" if j.relevant else "judged not to hold the answer"))
     return f"relevance {j.relevance:.2f}" + ("" if j.relevant else ", judged irrelevant")
 
 
