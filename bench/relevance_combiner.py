@@ -6,12 +6,13 @@ asserts nothing.
 The answer path has two probabilities for every quotable sentence: the quote scorer's
 (a logistic model over cosines, term cover, position, ...; localrag/answering/generate/
 extract.py) and the relevance model's (indexer/relevance_model.py). Today the model alone
-orders the scorer's best RELEVANCE_POOL. Here a logistic combination
+orders the scorer's best RELEVANCE_POOL (128: every candidate, in practice). Here a logistic combination
 z = a * logit(model) + b * logit(scorer) + c is fitted on the vim sentences (judged by
 annotators, bench/data/relevance/sentences-*-vim.jsonl): vim is a corpus neither the shipped
 model (kernel, git, rust) nor the scorer was fitted on. It is then measured on the corpora
-left out, postgres and debref:
-- passages: the 200 judged top-5 passages of each (RUBRIC-relevance.md), each scored by its
+left out, postgres, debref and zsh:
+- passages: the judged top-5 passages of each natural question (RUBRIC-relevance.md; 200,
+  200 and 120, zsh by three annotators: their median), each scored by its
   best sentence, computed with the question's five passages as the answer path sees them;
 - units: the quotes of the judged answers (bench/data/answers/answers-<c>*.jsonl, three
   rounds), each scored within the passages its answer quoted (an approximation of the
@@ -131,7 +132,7 @@ def main() -> None:
     print("  role rules on vim (floor, ratio: share of shown that answer, shown, questions answered):")
     for f, r, share, shown, answered in rules:
         print(f"    {f:.2f} {r:.1f}: {share:.2f} {shown:4d} {answered:.2f}" + ("   <- best share x answered" if (f, r) == best[:2] else ""))
-    for name in ("postgres", "debref"):
+    for name in ("postgres", "debref", "zsh"):
         # passages: by question, all five as the answer path sees them
         by_q: dict[str, list[dict]] = {}
         for r in judged_passages(name):

@@ -391,12 +391,18 @@ def test_quotes_are_still_chosen_when_the_relevance_model_cannot_be_read():
     assert not any("judged none of these" in n for n in ans.notes)
 
 
-def test_passages_are_judged_to_hold_the_answer_by_their_best_sentence():
-    """With the relevance model, each passage is judged by the best answer probability among
-    its sentences (QUOTE_ANSWER_FLOOR), said in the sources and in the decision line; the
-    JSON keeps the verdict. Without the model, or with one that cannot be read, nothing is
-    judged (relevance not checked), and no passage is dropped either way."""
+def test_passages_are_judged_to_hold_the_answer_by_their_best_sentence(monkeypatch):
+    """Once the passage verdicts meet the AUC target (extract.PASSAGES_CHECKED, not yet),
+    each passage is judged by the best answer probability among its sentences
+    (QUOTE_ANSWER_FLOOR), said in the sources and in the decision line; the JSON keeps the
+    verdict. Without the model, or with one that cannot be read, nothing is judged
+    (relevance not checked), and no passage is dropped either way."""
+    from localrag.answering.generate import instruct
+    from localrag.answering.generate.extract import PASSAGE_AUC, PASSAGES_CHECKED
     from localrag.answering.label.answer import answer_from_json
+
+    assert PASSAGES_CHECKED == (min(PASSAGE_AUC.values()) >= 0.85)
+    monkeypatch.setattr(instruct, "PASSAGES_CHECKED", True)
     from localrag.answering.label.render import decision_line, relevance_words
 
     def answers(question: str, texts: Sequence[str]) -> list[float]:
@@ -423,6 +429,10 @@ def test_passages_are_judged_to_hold_the_answer_by_their_best_sentence():
                                **kw).answer("Who is my dentist?", retrieve=retriever(PASSAGES))
         assert len(plain.passages) == 3 and all(j.relevant is None for j in plain.passages)
         assert "relevance not checked" in decision_line(plain)
+    monkeypatch.setattr(instruct, "PASSAGES_CHECKED", False)     # as shipped: not checked
+    shipped = InstructEngine(scripted(), config=config(), critic=critic, embed=_hash_embed,
+                             answers=answers).answer("Who is my dentist?", retrieve=retriever(PASSAGES))
+    assert all(j.relevant is None for j in shipped.passages)
 
 
 def test_the_nothing_answers_note_needs_every_unit_to_be_context():

@@ -36,11 +36,9 @@ def test_smollm2_answers_from_the_relevant_note_with_embedding_labels(smollm2_mo
     assert ans.critic == "embedding+lexical" == engine.critic_name
     # the request-kind decision (localrag/answering/decide.py): a question about the notes
     assert ans.decision.retrieved and ans.decision.probability > EngineConfig().threshold
-    # the passages are judged by the relevance model (with the quote scorer): the cabin
-    # note holds the answer, the garden and recipe notes do not
-    print([(j.passage.title, j.verdict, j.relevant, round(j.relevance, 3)) for j in ans.passages])
-    assert [j.relevant for j in ans.passages] == [False, True, False]
-    assert all(j.verdict == "answers" for j in ans.passages)
+    # relevance labels are not checked (critics.RELEVANCE_CHECKED, extract.PASSAGES_CHECKED);
+    # the score still ranks
+    assert all(j.relevant is None for j in ans.passages)
     assert max(range(3), key=lambda i: ans.passages[i].relevance) == 1
     assert engine.last_generate_calls == 1
     assert ans.segments and streamed == ans.segments

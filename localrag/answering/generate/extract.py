@@ -620,6 +620,17 @@ scorer ranked low, and each passage's best sentence then separated the passages 
 the answer less well (AUC 0.835 on postgres against 0.870 with every candidate)."""
 
 
+PASSAGE_AUC = {"postgres": 0.870, "debref": 0.939, "zsh": 0.795}
+"""A passage judged by its best sentence (QuoteChoice.passage_answers): AUC of "answers"
+against the rest of the judged top-5 passages of each natural question (bench/data/relevance/
+judged*-<corpus>.jsonl; zsh: the median of three annotators), on corpora neither the model
+nor ANSWER_COMBINATION was fitted on (python bench/relevance_combiner.py). postgres and
+debref were looked at when the pool was widened; zsh was not (judged after). With the
+scorer's best 16 only: 0.835, 0.928, 0.717."""
+PASSAGES_CHECKED = min(PASSAGE_AUC.values()) >= 0.85
+"""critics.TRUST_AUC on every corpus left out: not met on zsh (0.795), so the instruct engine
+records no passage verdict (PassageJudgement.relevant None); the code that would is tested."""
+
 @dataclass
 class QuoteChoice:
     """select_quotes' quotes, and per passage the best answer probability
@@ -867,7 +878,7 @@ def fit_window(text: str, anchors: Sequence[Span], budget: int,
 
 
 __all__ = ["Span", "Quote", "Candidate", "code_after", "subject_of", "sentence_spans", "line_at",
-           "select_quotes", "choose_quotes", "QuoteChoice", "pick_quotes", "reading_context", "candidate_units",
+           "select_quotes", "choose_quotes", "QuoteChoice", "PASSAGE_AUC", "PASSAGES_CHECKED", "pick_quotes", "reading_context", "candidate_units",
            "candidates_of", "score_candidates", "AnswerScorer", "QuoteScorer",
            "ANSWER_FEATURES", "ANSWER_WEIGHTS", "question_terms", "fit_window",
            "ANSWER_RELATIVE", "answer_roles", "quote_groups", "answer_text", "AnswerProbability",

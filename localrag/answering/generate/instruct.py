@@ -41,7 +41,8 @@ from indexer.relevance_model import shipped_probabilities as shipped_answer_mode
 from localrag.answering.label.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
 from localrag.answering.judge.critics import Critic, Embed, SupportJudgement, choose_critic
 from localrag.errors import AnswerCancelled, LocalragError
-from localrag.answering.generate.extract import (ANSWER_FLOOR, QUOTE_ANSWER_FLOOR, AnswerProbability,
+from localrag.answering.generate.extract import (ANSWER_FLOOR, PASSAGES_CHECKED, QUOTE_ANSWER_FLOOR,
+                                                 AnswerProbability,
                                                  Quote, Span, answer_roles, choose_quotes, fit_window,
                                                  line_at)
 from localrag.answering.judge.noise import near_repeat
@@ -400,18 +401,17 @@ class _Run:
         return found
 
     def _judge_passages(self, passages: list[Passage], rels: Sequence[float]) -> None:
-        """One PassageJudgement per passage. With the relevance model, a passage is judged
+        """One PassageJudgement per passage. Where PASSAGES_CHECKED (the relevance model's
+        passage verdicts met critics.TRUST_AUC on every corpus left out), a passage is judged
         to hold the answer when its best sentence's answer probability reaches
-        QUOTE_ANSWER_FLOOR, the floor of a quote shown as the answer (AUC of that best
-        sentence, "answers" against the rest of the judged top-5 passages of corpora the
-        model and the combination never saw: postgres 0.870, debref 0.939, zsh
-        PASSAGE_AUC_ZSH; critics.TRUST_AUC is 0.85). A passage without a sentence the model
-        read is not checked (relevant None), and so is every passage without the model:
-        the critic's score then only orders them (no shipped critic's own relevance labels
-        met TRUST_AUC, critics.RELEVANCE_CHECKED). No passage is dropped for its label."""
+        QUOTE_ANSWER_FLOOR, the floor of a quote shown as the answer; a passage without a
+        sentence the model read is not checked. Otherwise, and without the model, nothing
+        is judged (relevant None, "relevance not checked": no shipped critic's own relevance
+        labels met TRUST_AUC either, critics.RELEVANCE_CHECKED) and the critic's score only
+        orders the passages. No passage is dropped for its label."""
         for i, (p, rel) in enumerate(zip(passages, rels)):
             best = self._passage_answers[i] if i < len(self._passage_answers) else None
-            if best is None or self._no_model:
+            if best is None or self._no_model or not PASSAGES_CHECKED:
                 self.judgements.append(PassageJudgement(passage=p, relevance=rel, relevant=None))
             else:
                 self.judgements.append(PassageJudgement(passage=p, relevance=best,

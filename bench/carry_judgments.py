@@ -1,0 +1,89 @@
+"""A round of recorded answers judged by carrying the annotators' labels over from earlier
+rounds of the same questions (bench/data/answers/), unit by unit, where the unit's text is
+the same; the units no earlier round showed are judged anew (three annotators, the same
+rubric) and given as a file of their own. Writes judged-answers-<corpus>-<round>.jsonl, the
+majority labels, for bench/bench_answer_judged.py.
+
+    python bench/carry_judgments.py --round pool --new bench/data/answers/new-units-pool-{A,B,C}.jsonl
+
+A unit's labels depend on the question, its text and its passage only (RUBRIC-answers.md),
+not on the rest of the answer, so a carried label is the label its annotators gave. Each
+earlier round's majority (three annotators; one or two where a round had fewer) is taken,
+the newest round first (EARLIER).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from bench_answer_judged import majority
+
+DATA = Path(__file__).resolve().parent / "data" / "answers"
+EARLIER = ("dt", "subjects", "final", "model-v2", "relevance-v1", "scorer-roles")
+
+
+def load(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def round_labels(corpus: str, rnd: str) -> dict[tuple[str, str], dict]:
+    """(qid, unit text) -> the round's majority labels of that unit."""
+    answers = DATA / f"answers-{corpus}-{rnd}.jsonl"
+    judges = [{d["qid"]: d for d in load(p)} for p in
+              (DATA / f"judged{k}-answers-{corpus}-{rnd}.jsonl" for k in ("", "2", "3")) if p.exists()]
+    if not answers.exists() or not judges:
+        return {}
+    merged = majority(judges) if len(judges) > 1 else judges[0]
+    out = {}
+    for a in load(answers):
+        v = {u["unit"]: u for u in merged.get(a["qid"], {}).get("units", [])}
+        for u in a["units"]:
+            if u["unit"] in v:
+                out.setdefault((a["qid"], u["text"].strip()), v[u["unit"]])
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--round", required=True)
+    ap.add_argument("--corpora", default="postgres,debref,zsh")
+    ap.add_argument("--new", nargs="*", default=[], help="annotators' labels of the new units "
+                    "({qid, unit, supported, answers, noise} a line; qid names the corpus)")
+    args = ap.parse_args()
+    new_judges = [{(d["qid"], d["unit"]): d for d in load(Path(p))} for p in args.new]
+    for corpus in args.corpora.split(","):
+        labels: dict[tuple[str, str], dict] = {}
+        for rnd in EARLIER:
+            for key, v in round_labels(corpus, rnd).items():
+                labels.setdefault(key, v)
+        out, carried, fresh, missing = [], 0, 0, 0
+        for a in load(DATA / f"answers-{corpus}-{args.round}.jsonl"):
+            units = []
+            for u in a["units"]:
+                v = labels.get((a["qid"], u["text"].strip()))
+                if v is not None:
+                    carried += 1
+                elif all((a["qid"], u["unit"]) in j for j in new_judges) and new_judges:
+                    one = [{a["qid"]: {"units": [{**j[(a["qid"], u["unit"])], "unit": u["unit"]}]}}
+                           for j in new_judges]
+                    v = majority(one)[a["qid"]]["units"][0]
+                    fresh += 1
+                else:
+                    missing += 1
+                    continue
+                units.append({"unit": u["unit"], "supported": v["supported"],
+                              "answers": v["answers"], "noise": v["noise"]})
+            by = {x["unit"]: x for x in units}
+            answered = any(u["shown_as_answer"] and by.get(u["unit"], {}).get("answers") == "yes"
+                           and by.get(u["unit"], {}).get("supported") == "full" for u in a["units"])
+            out.append({"qid": a["qid"], "units": units, "answered": "yes" if answered else "no",
+                        "note": "labels carried from earlier rounds; new units: majority of the new annotators"})
+        path = DATA / f"judged-answers-{corpus}-{args.round}.jsonl"
+        path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in out), encoding="utf-8")
+        print(f"{corpus}: {carried} units carried, {fresh} judged anew, {missing} without labels -> {path.name}")
+
+
+if __name__ == "__main__":
+    main()
