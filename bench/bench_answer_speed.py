@@ -59,10 +59,10 @@ def main() -> None:
                     times[key].append(time.perf_counter() - t0)
         engine.answers = model
         extract.RELEVANCE_POOL = shipped_pool
-    print(f"{args.corpus}: {len(qs) - 1} questions, each answered both ways, alternating")
+    print(f"{args.corpus}: {len(qs) - 1} questions, each answered the three ways, alternating")
     base = statistics.median(times["without"])
     for key, ts in times.items():
-        print(f"  {key:25s} p50 {statistics.median(ts):.2f} s  (x{statistics.median(ts) / base:.2f})")
+        print(f"  {key:30s} p50 {statistics.median(ts):.2f} s  (x{statistics.median(ts) / base:.2f})")
 
     quote_cost(args.corpus)
 

@@ -60,13 +60,16 @@ def judged_units(name: str) -> list[dict]:
 def judged_passages(name: str) -> list[dict]:
     """The judged passages of a corpus, each with its label: the annotator's, or with three
     annotators (judged2-, judged3-<corpus>.jsonl) their median, the label two of three gave
-    or exceeded (ties to the lower one, as the rubric says when torn)."""
+    or exceeded."""
     base = HERE / "data" / "relevance"
     rows = [json.loads(x) for x in (base / f"tojudge-{name}.jsonl").read_text().splitlines() if x.strip()]
     judges = [{(d["qid"], d["chunk_key"]): int(d["label"]) for d in
                (json.loads(x) for x in path.read_text().splitlines() if x.strip())}
               for path in (base / f"judged{k}-{name}.jsonl" for k in ("", "2", "3")) if path.exists()]
-    labels = judges[0] if len(judges) < 3 else {
+    if len(judges) not in (1, 3):
+        raise SystemExit(f"{name}: {len(judges)} annotators' files under {base} (judged-, judged2-, "
+                         f"judged3-{name}.jsonl): one or three are read")
+    labels = judges[0] if len(judges) == 1 else {
         key: sorted(j[key] for j in judges)[1] for key in judges[0] if all(key in j for j in judges)}
     return [{**r, "label": labels[(r["qid"], r["chunk_key"])]} for r in rows
             if (r["qid"], r["chunk_key"]) in labels]

@@ -1,6 +1,6 @@
 """A round of recorded answers judged by carrying the annotators' labels over from earlier
 rounds of the same questions (bench/data/answers/), unit by unit, where the unit's text is
-the same; the units no earlier round showed are judged anew (three annotators, the same
+the same (and its cited file and passage); the units no earlier round showed are judged anew (three annotators, the same
 rubric) and given as a file of their own. Writes judged-answers-<corpus>-<round>.jsonl, the
 majority labels, for bench/bench_answer_judged.py.
 
@@ -28,8 +28,13 @@ def load(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
 
 
-def round_labels(corpus: str, rnd: str) -> dict[tuple[str, str], dict]:
-    """(qid, unit text) -> the round's majority labels of that unit."""
+def unit_key(qid: str, unit: dict) -> tuple[str, str, str, str]:
+    """A unit as its labels depend on it: the question, its text and the passage it cites."""
+    return (qid, unit["text"].strip(), str(unit.get("file")), str(unit.get("passage_title")))
+
+
+def round_labels(corpus: str, rnd: str) -> dict[tuple[str, str, str, str], dict]:
+    """unit_key -> the round's majority labels of that unit."""
     answers = DATA / f"answers-{corpus}-{rnd}.jsonl"
     judges = [{d["qid"]: d for d in load(p)} for p in
               (DATA / f"judged{k}-answers-{corpus}-{rnd}.jsonl" for k in ("", "2", "3")) if p.exists()]
@@ -41,7 +46,7 @@ def round_labels(corpus: str, rnd: str) -> dict[tuple[str, str], dict]:
         v = {u["unit"]: u for u in merged.get(a["qid"], {}).get("units", [])}
         for u in a["units"]:
             if u["unit"] in v:
-                out.setdefault((a["qid"], u["text"].strip()), v[u["unit"]])
+                out.setdefault(unit_key(a["qid"], u), v[u["unit"]])
     return out
 
 
@@ -54,7 +59,7 @@ def main() -> None:
     args = ap.parse_args()
     new_judges = [{(d["qid"], d["unit"]): d for d in load(Path(p))} for p in args.new]
     for corpus in args.corpora.split(","):
-        labels: dict[tuple[str, str], dict] = {}
+        labels: dict[tuple[str, str, str, str], dict] = {}
         for rnd in EARLIER:
             for key, v in round_labels(corpus, rnd).items():
                 labels.setdefault(key, v)
@@ -62,7 +67,7 @@ def main() -> None:
         for a in load(DATA / f"answers-{corpus}-{args.round}.jsonl"):
             units = []
             for u in a["units"]:
-                v = labels.get((a["qid"], u["text"].strip()))
+                v = labels.get(unit_key(a["qid"], u))
                 if v is not None:
                     carried += 1
                 elif all((a["qid"], u["unit"]) in j for j in new_judges) and new_judges:

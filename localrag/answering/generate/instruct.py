@@ -247,6 +247,7 @@ class _Run:
         self.on_decision = on_decision
         self.e, self.cfg, self.model, self.critic = engine, engine.config, engine.model, engine.critic
         self._answering: dict[int, bool] = {}   # id(quote) -> shown as the answer (extract.answer_roles)
+        self._passage_answers: list[float | None] = []   # per passage (set by _quotes)
         self._no_model = False                  # the relevance model failed to load this run
         self.question = question
         self.query = search_query or question
@@ -380,7 +381,7 @@ class _Run:
         sets self._passage_answers (per passage of `passages`: the relevance model's best
         answer probability among its sentences, None where it read none)."""
         embed = self.e.embed
-        self._passage_answers = [None] * len(passages)
+        self._passage_answers = [None for _ in passages]
         if embed is None or self.e.max_quotes <= 0:
             return []
         texts = [passages[i].text for i in chosen]
@@ -410,13 +411,13 @@ class _Run:
         labels met TRUST_AUC either, critics.RELEVANCE_CHECKED) and the critic's score only
         orders the passages. No passage is dropped for its label."""
         for i, (p, rel) in enumerate(zip(passages, rels)):
-            best = self._passage_answers[i] if i < len(self._passage_answers) else None
+            best = self._passage_answers[i]
             if best is None or self._no_model or not PASSAGES_CHECKED:
                 self.judgements.append(PassageJudgement(passage=p, relevance=rel, relevant=None))
             else:
-                self.judgements.append(PassageJudgement(passage=p, relevance=best,
+                self.judgements.append(PassageJudgement(passage=p, relevance=rel,
                                                         relevant=best >= QUOTE_ANSWER_FLOOR,
-                                                        verdict="answers"))
+                                                        verdict="answers", answer_probability=best))
 
     def _answers(self, question: str, texts: Sequence[str]) -> Sequence[float]:
         return self.e.answers(question, texts)  # type: ignore[misc]

@@ -73,8 +73,8 @@ class PassageJudgement:
     dropped: bool = False         # removed by strict mode
     drop_reason: str | None = None
     verdict: str = "relevant"     # what `relevant` says: "relevant" (the critic's IsRel) or
-    #                               "answers" (the relevance model: the passage holds the
-    #                               answer; `relevance` is then its best sentence's probability)
+    #                               "answers" (the relevance model: the passage holds the answer)
+    answer_probability: float | None = None   # with "answers": its best sentence's probability
 
 
 @dataclass
@@ -169,6 +169,7 @@ class Answer:
                     "relevance": j.relevance,
                     "relevant": j.relevant,
                     "verdict": j.verdict,
+                    "answer_probability": j.answer_probability,
                     "dropped": j.dropped,
                 }
                 for i, j in enumerate(self.passages)
@@ -209,6 +210,8 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
             relevant=None if src.get("relevant", False) is None else bool(src.get("relevant")),
             dropped=bool(src.get("dropped", False)),
             verdict="answers" if src.get("verdict") == "answers" else "relevant",
+            answer_probability=(None if src.get("answer_probability") is None
+                                else float(src["answer_probability"])),
         ))
     segments = []
     for seg in data.get("segments", []):

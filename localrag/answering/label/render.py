@@ -54,8 +54,10 @@ def decision_line(answer: Answer) -> str:
     if answer.passages and all(j.relevant is None for j in answer.passages):
         line = f"Retrieved{prob}: {len(answer.passages)} passages (relevance not checked)"
     elif any(j.verdict == "answers" for j in answer.passages):
-        line = (f"Retrieved{prob}: {relevant} of {len(answer.passages)} passages judged to hold "
-                f"the answer")
+        checked = sum(1 for j in answer.passages if j.relevant is not None)
+        line = f"Retrieved{prob}: {relevant} of {checked} passages judged to hold the answer"
+        if checked < len(answer.passages):
+            line += f" ({len(answer.passages) - checked} not checked)"
     else:
         line = (f"Retrieved{prob}: {relevant} of {len(answer.passages)} passages judged relevant")
     if dropped:
@@ -77,7 +79,8 @@ def relevance_words(j: PassageJudgement) -> str:
     if j.relevant is None:
         return f"score {j.relevance:.2f}, relevance not checked"
     if j.verdict == "answers":
-        return (f"answer probability {j.relevance:.2f}, "
+        p = j.relevance if j.answer_probability is None else j.answer_probability
+        return (f"answer probability {p:.2f}, "
                 + ("judged to hold the answer" if j.relevant else "judged not to hold the answer"))
     return f"relevance {j.relevance:.2f}" + ("" if j.relevant else ", judged irrelevant")
 
