@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from localrag.answering.judge import lexical
-from localrag.answering.judge.critics import TRUST_AUC
+from localrag.answering.judge.scoring import TRUST_AUC
 from localrag.answering.judge.noise import is_code, is_continuation, is_markup, noise_kind
 from localrag.answering.label.units import dedent_lines, indent_width
 
@@ -633,7 +633,7 @@ postgres and debref were looked at when the pool
 was widened; zsh was not (judged after). With the scorer's best 16 only: 0.835, 0.928,
 0.717."""
 PASSAGES_CHECKED = min(PASSAGE_AUC.values()) >= TRUST_AUC
-"""critics.TRUST_AUC on every corpus left out: not met on zsh (0.795), so the instruct engine
+"""TRUST_AUC (scoring.py, as critics.trusted) on every corpus left out: not met on zsh (0.795), so the instruct engine
 records no passage verdict (PassageJudgement.relevant None); the code that would is tested."""
 
 @dataclass

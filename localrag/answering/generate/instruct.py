@@ -403,7 +403,7 @@ class _Run:
 
     def _judge_passages(self, passages: list[Passage], rels: Sequence[float]) -> None:
         """One PassageJudgement per passage. Where PASSAGES_CHECKED (the relevance model's
-        passage verdicts met critics.TRUST_AUC on every corpus left out), a passage is judged
+        passage verdicts met TRUST_AUC on every corpus left out), a passage is judged
         to hold the answer when its best sentence's answer probability reaches
         QUOTE_ANSWER_FLOOR, the floor of a quote shown as the answer; a passage without a
         sentence the model read is not checked. Otherwise, and without the model, nothing

@@ -43,7 +43,7 @@ from localrag.answering.judge import lexical
 from localrag.answering.decide import RequestClassifier
 from localrag.answering.judge.noise import noise_kind
 from localrag.answering.judge.judgement import SupportJudgement, guard_label, label_from_cuts
-from localrag.answering.judge.scoring import SupportLabel
+from localrag.answering.judge.scoring import TRUST_ACCURACY, TRUST_AUC, SupportLabel
 
 Embed = Callable[[list[str]], np.ndarray]
 """texts -> (n, dim) array of L2-normalised embeddings (indexer.embedder.Embedder.encode)."""
@@ -385,12 +385,6 @@ tried for issue 17: the instruct engine records no relevant/irrelevant verdict
 (PassageJudgement.relevant is None, "not checked"), keeps the score for ordering, and
 never drops a passage for it (tests/test_instruct_engine.py checks both)."""
 
-TRUST_AUC = 0.85
-TRUST_ACCURACY = 0.8
-"""A model's own judgment is used only where it reached AUC >= 0.85 *and* its labels at
-the engine's cut points were right at least 80% of the time on the labelled set: a good
-ranking with probabilities that barely move (SmolLM2's retrieve judgment) would still
-give wrong decisions at the threshold."""
 
 
 def trusted(figure: Measured | None) -> bool:

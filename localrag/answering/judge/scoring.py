@@ -18,6 +18,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+TRUST_AUC = 0.85
+TRUST_ACCURACY = 0.8
+"""A model's own judgment is used only where it reached AUC >= 0.85 *and* its labels at
+the engine's cut points were right at least 80% of the time on the labelled set: a good
+ranking with probabilities that barely move (SmolLM2's retrieve judgment) would still
+give wrong decisions at the threshold (critics.trusted; extract.PASSAGES_CHECKED holds
+passage verdicts to the same AUC)."""
+
 SupportLabel = Literal["fully", "partially", "none", "unchecked", "no_retrieval"]
 
 UTILITY_WEIGHTS: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0)
