@@ -20,8 +20,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from localrag.answering.judge import lexical
-from localrag.answering.judge.scoring import TRUST_AUC
 from localrag.answering.judge.noise import is_code, is_continuation, is_markup, noise_kind
+from localrag.answering.judge.scoring import TRUST_AUC
 from localrag.answering.label.units import dedent_lines, indent_width
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -629,12 +629,13 @@ nor ANSWER_COMBINATION was fitted on (python bench/relevance_combiner.py, "AUC o
 best sentence", fit: it scores a passage without a sentence read as 0, where the engine
 leaves it unjudged; ANSWER_COMBINATION's note gives 0.869 and 0.943 for the same
 measurement on the code of an earlier session, whose sentence and subject rules differ).
-postgres and debref were looked at when the pool
-was widened; zsh was not (judged after). With the scorer's best 16 only: 0.835, 0.928,
-0.717."""
+postgres and debref were looked at when the pool was widened; zsh was not (judged after).
+With the scorer's best 16 only: 0.835, 0.928, 0.717."""
 PASSAGES_CHECKED = min(PASSAGE_AUC.values()) >= TRUST_AUC
-"""TRUST_AUC (scoring.py, as critics.trusted) on every corpus left out: not met on zsh (0.795), so the instruct engine
-records no passage verdict (PassageJudgement.relevant None); the code that would is tested."""
+"""TRUST_AUC (scoring.py, as critics.trusted) on every corpus left out: not met on zsh
+(0.795), so the instruct engine records no passage verdict (PassageJudgement.relevant None);
+the code that would is tested."""
+
 
 @dataclass
 class QuoteChoice:
@@ -892,7 +893,8 @@ def fit_window(text: str, anchors: Sequence[Span], budget: int,
 
 
 __all__ = ["Span", "Quote", "Candidate", "code_after", "subject_of", "sentence_spans", "line_at",
-           "select_quotes", "choose_quotes", "QuoteChoice", "PASSAGE_AUC", "PASSAGES_CHECKED", "pick_quotes", "reading_context", "candidate_units",
+           "select_quotes", "choose_quotes", "QuoteChoice", "PASSAGE_AUC", "PASSAGES_CHECKED",
+           "pick_quotes", "reading_context", "candidate_units",
            "candidates_of", "score_candidates", "AnswerScorer", "QuoteScorer",
            "ANSWER_FEATURES", "ANSWER_WEIGHTS", "question_terms", "fit_window",
            "ANSWER_RELATIVE", "answer_roles", "quote_groups", "answer_text", "AnswerProbability",

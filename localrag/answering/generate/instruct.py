@@ -42,9 +42,8 @@ from localrag.answering.label.answer import Answer, PassageJudgement, RetrievalD
 from localrag.answering.judge.critics import Critic, Embed, SupportJudgement, choose_critic
 from localrag.errors import AnswerCancelled, LocalragError
 from localrag.answering.generate.extract import (ANSWER_FLOOR, PASSAGES_CHECKED, QUOTE_ANSWER_FLOOR,
-                                                 AnswerProbability,
-                                                 Quote, Span, answer_roles, choose_quotes, fit_window,
-                                                 line_at)
+                                                 AnswerProbability, Quote, Span, answer_roles,
+                                                 choose_quotes, fit_window, line_at)
 from localrag.answering.judge.noise import near_repeat
 from localrag.answering.judge.model_critic import chat_tokens
 from localrag.answering.label.units import Unit, fenced, split_units
