@@ -1,0 +1,123 @@
+"""Issue 17: search recall@5 as annotators judge it, beside the key-phrase rule. Prints
+figures, asserts nothing.
+
+    python bench/judged_recall.py                      # git, postgres, debref, zsh
+    python bench/judged_recall.py --export /tmp/extra  # passages of today's top 5 nobody judged
+
+The key-phrase rule (bench_retrieval.py: a top-5 passage of the answering file holds the
+question's verbatim key phrase) misses answers said in other words, in another file or in
+another chunk of the same page. Here each question's top 5 of today's search (the shipped
+fused order, and dense alone and BM25 alone for the "best single side") is looked up among
+the passages annotators judged with bench/data/relevance/RUBRIC-relevance.md
+(`tojudge-<c>[-<round>].jsonl` with `judged[2|3]-<c>[-<round>].jsonl`: one annotator's label,
+or with three their median), matched by question, file and text, so an index rebuilt since
+keeps its labels. A question is answered at 5 when one of its five passages is labelled 2 (answers).
+A passage nobody judged counts as not answering; how many there were is printed beside each
+figure, and `--export` writes them out (per corpus, `tojudge-<c>-<round>.jsonl`'s format; a label belongs to its question) for
+the next round of annotators.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from bench_relevance_model import judged_passages  # noqa: E402
+from retrieval_data import corpus, norm, questions  # noqa: E402
+
+REL = HERE / "data" / "relevance"
+SIDES = ("fused", "dense", "lexical")
+
+
+def labels_of(name: str) -> dict[tuple[str, str, str], int]:
+    """(question id, file, text) -> label, over every judged round of a corpus (tojudge-<name>.jsonl and
+    tojudge-<name>-<round>.jsonl); a later round never overrides an earlier label."""
+    out: dict[tuple[str, str, str], int] = {}
+    rounds = [name] + sorted(p.name[len("tojudge-"):-len(".jsonl")]
+                             for p in REL.glob(f"tojudge-{name}-*.jsonl"))
+    for rnd in rounds:
+        if not (REL / f"judged-{rnd}.jsonl").exists():
+            continue
+        for r in judged_passages(rnd):
+            out.setdefault((r["qid"], r["chunk_key"].rsplit("#", 1)[0], r["text"]), int(r["label"]))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpora", default="git,postgres,debref,zsh")
+    ap.add_argument("--k", type=int, default=5)
+    ap.add_argument("--export", default="", help="folder for the passages nobody judged yet")
+    args = ap.parse_args()
+    from bench_relevance import index_dir
+    from bench_retrieval import LocalIndex
+
+    from indexer import search
+
+    print(f"recall@{args.k} of natural questions: judged (a passage labelled 'answers') and by the "
+          f"key-phrase rule; [n] passages of those top {args.k}s nobody judged (counted as not answering)")
+    for name in args.corpora.split(","):
+        labels = labels_of(name)
+        if not labels:
+            print(f"{name}: no judged passages under {REL}")
+            continue
+        local = LocalIndex(index_dir(name), "onnx-int8")
+        qs = questions(corpus(name), "natural")
+        judged = {s: 0 for s in SIDES}
+        phrase = {s: 0 for s in SIDES}
+        unjudged = {s: 0 for s in SIDES}
+        agree = [0, 0]          # key-phrase passages judged 'answers', of those judged
+        export: dict[tuple[str, str, str], dict] = {}
+        for q in qs:
+            v = local.idx.embedder.encode([q.question])[0]
+            dense, lexical = search.scored_rankings(local.vectors, v, q.question, 50)
+            lists = {"fused": [cid for cid, _ in search.fuse(dense, lexical)][:args.k],
+                     "dense": [cid for cid, _ in dense][:args.k],
+                     "lexical": [cid for cid, _ in lexical][:args.k]}
+            rows = local.idx.store.fetch_chunks(list({c for ids in lists.values() for c in ids}))
+            key = norm(q.key_phrase)
+            for side, ids in lists.items():
+                found = hit = False
+                for rank, cid in enumerate(ids, 1):
+                    r = rows[cid]
+                    rel = local.rel(r[1])
+                    got = labels.get((q.id, rel, r[3]))
+                    has_phrase = rel == q.file and key in norm(r[3]) and (
+                        not q.in_source or key in norm(local.lines.span(r[1], r[4], r[5])))
+                    hit |= has_phrase
+                    if got is None:
+                        unjudged[side] += 1
+                        export.setdefault((q.id, rel, r[3]), dict(qid=q.id, question=q.question, rank=rank,
+                                                            chunk_key=f"{rel}#{cid}", title=r[2],
+                                                            text=r[3]))
+                    else:
+                        found |= got == 2
+                        if has_phrase and side == "fused":
+                            agree[0] += got == 2
+                            agree[1] += 1
+                judged[side] += found
+                phrase[side] += hit
+        n = len(qs)
+        print(f"{name} ({n} questions): " + "; ".join(
+            f"{side} {judged[side] / n:.3f} judged [{unjudged[side]}], {phrase[side] / n:.3f} key phrase"
+            for side in SIDES))
+        print(f"  fused top-{args.k} passages holding the key phrase judged 'answers': {agree[0]} of {agree[1]}")
+        if args.export and export:
+            out = Path(args.export)
+            out.mkdir(parents=True, exist_ok=True)
+            path = out / f"tojudge-{name}-extra.jsonl"
+            path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in export.values()))
+            print(f"  {len(export)} passages nobody judged -> {path}")
+        local.idx.close()
+
+
+if __name__ == "__main__":
+    main()
