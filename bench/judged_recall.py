@@ -56,32 +56,41 @@ def main() -> None:
     ap.add_argument("--corpora", default="git,postgres,debref,zsh")
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--export", default="", help="folder for the passages nobody judged yet")
+    ap.add_argument("--write-fused", action="store_true",
+                    help="write each question's fused top k with its label to bench/data/relevance/"
+                         "fused-<c>.jsonl (what relevance_combiner.py reads as today's passages)")
+    ap.add_argument("--alphas", default="", help="also score fusion at these alphas (e.g. 0.3,0.4,0.6)")
     args = ap.parse_args()
     from bench_relevance import index_dir
     from bench_retrieval import LocalIndex
 
     from indexer import search
 
+    alphas = [float(a) for a in args.alphas.split(",") if a]
     print(f"recall@{args.k} of natural questions: judged (a passage labelled 'answers') and by the "
           f"key-phrase rule; [n] passages of those top {args.k}s nobody judged (counted as not answering)")
     for name in args.corpora.split(","):
         labels = labels_of(name)
-        if not labels:
-            print(f"{name}: no judged passages under {REL}")
+        if not labels and not args.export:
+            print(f"{name}: no judged passages under {REL} (--export writes its top {args.k}s)")
             continue
         local = LocalIndex(index_dir(name), "onnx-int8")
         qs = questions(corpus(name), "natural")
-        judged = {s: 0 for s in SIDES}
-        phrase = {s: 0 for s in SIDES}
-        unjudged = {s: 0 for s in SIDES}
+        sides = SIDES + tuple(f"alpha {a:g}" for a in alphas)
+        judged = {s: 0 for s in sides}
+        phrase = {s: 0 for s in sides}
+        unjudged = {s: 0 for s in sides}
         agree = [0, 0]          # key-phrase passages judged 'answers', of those judged
         export: dict[tuple[str, str, str], dict] = {}
+        fused_rows: list[dict] = []
         for q in qs:
             v = local.idx.embedder.encode([q.question])[0]
             dense, lexical = search.scored_rankings(local.vectors, v, q.question, 50)
             lists = {"fused": [cid for cid, _ in search.fuse(dense, lexical)][:args.k],
                      "dense": [cid for cid, _ in dense][:args.k],
                      "lexical": [cid for cid, _ in lexical][:args.k]}
+            for a in alphas:
+                lists[f"alpha {a:g}"] = [cid for cid, _ in search.fuse(dense, lexical, alpha=a)][:args.k]
             rows = local.idx.store.fetch_chunks(list({c for ids in lists.values() for c in ids}))
             key = norm(q.key_phrase)
             for side, ids in lists.items():
@@ -93,8 +102,14 @@ def main() -> None:
                     has_phrase = rel == q.file and key in norm(r[3]) and (
                         not q.in_source or key in norm(local.lines.span(r[1], r[4], r[5])))
                     hit |= has_phrase
+                    if side == "fused":
+                        fused_rows.append(dict(qid=q.id, question=q.question, rank=rank,
+                                               chunk_key=f"{rel}#{cid}", title=r[2], text=r[3],
+                                               label=got))
                     if got is None:
                         unjudged[side] += 1
+                        if side not in SIDES:
+                            continue
                         export.setdefault((q.id, rel, r[3]), dict(qid=q.id, question=q.question, rank=rank,
                                                             chunk_key=f"{rel}#{cid}", title=r[2],
                                                             text=r[3]))
@@ -109,7 +124,15 @@ def main() -> None:
         print(f"{name} ({n} questions): " + "; ".join(
             f"{side} {judged[side] / n:.3f} judged [{unjudged[side]}], {phrase[side] / n:.3f} key phrase"
             for side in SIDES))
+        if alphas:
+            print(f"  score fusion (shipped alpha {search.ALPHA:g}) at other alphas: " + "; ".join(
+                f"{side} {judged[side] / n:.3f} judged [{unjudged[side]}], {phrase[side] / n:.3f} key phrase"
+                for side in sides[len(SIDES):]))
         print(f"  fused top-{args.k} passages holding the key phrase judged 'answers': {agree[0]} of {agree[1]}")
+        if args.write_fused:
+            path = REL / f"fused-{name}.jsonl"
+            path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in fused_rows))
+            print(f"  fused top {args.k}s with their labels -> {path}")
         if args.export and export:
             out = Path(args.export)
             out.mkdir(parents=True, exist_ok=True)

@@ -112,9 +112,51 @@ def scored_sentences(question: str, titles: list[str], passages: list[str], rm, 
     return cands, np.array(probs), np.array(rm.probabilities(question, texts))
 
 
-def main() -> None:
+def passage_figures(name: str, passages: list[dict], w: np.ndarray, rm, emb) -> None:  # noqa: ANN001
+    """AUC of each passage's best sentence (model, scorer, fit) against the annotators'
+    "answers", the five passages of each question read together as the answer path does."""
     from localrag.answering.generate.extract import QUOTE_ANSWER_FLOOR, RELEVANCE_POOL, answer_probability
 
+    by_q: dict[str, list[dict]] = {}
+    for r in passages:
+        by_q.setdefault(r["qid"], []).append(r)
+    best = {"model": [], "scorer": [], "fit": []}
+    lab = []
+    pooled = []   # per passage: its best combined probability among the pool, as answering does
+    for rows in by_q.values():
+        rows.sort(key=lambda r: r["rank"])
+        cands, ps, pm = scored_sentences(rows[0]["question"], [r["title"] for r in rows],
+                                         [r["text"] for r in rows], rm, emb)
+        z = w[0] * logit(pm) + w[1] * logit(ps) if len(cands) else np.zeros(0)
+        pool = set(sorted(range(len(cands)), key=lambda k: (-ps[k], k))[:RELEVANCE_POOL])
+        shipped = [answer_probability(pm[k], ps[k]) for k in range(len(cands))]
+        for i, r in enumerate(rows):
+            mine = [k for k, c in enumerate(cands) if c.passage == i]
+            pooled.append(max((shipped[k] for k in mine if k in pool), default=0.0))
+            lab.append(r["label"])
+            for key, v in (("model", logit(pm)), ("scorer", logit(ps)), ("fit", z)):
+                best[key].append(float(max(v[mine])) if mine else -20.0)
+    lab_a = np.array(lab)
+    held = np.array(pooled)
+    said = held >= QUOTE_ANSWER_FLOOR
+    print(f"  {name}: passages holding a quote of the answer path's pool (the scorer's best "
+          f"{RELEVANCE_POOL}) at p >= {QUOTE_ANSWER_FLOOR}: {int(said.sum())} of {len(held)}; of them "
+          f"answer {(lab_a[said] == 2).mean():.2f}, answer or related {(lab_a[said] >= 1).mean():.2f}; "
+          f"answering passages found {said[lab_a == 2].mean():.2f}; AUC of the pooled best "
+          f"{auc(held[lab_a == 2], held[lab_a < 2]):.3f}")
+    pf = 1 / (1 + np.exp(-(np.array(best["fit"]) + w[2])))
+    for cut in (0.2, 0.3, 0.5):
+        said = pf >= cut
+        print(f"  passages with a sentence at p >= {cut}: {int(said.sum())}, of them answer "
+              f"{(lab_a[said] == 2).mean() if said.any() else float('nan'):.2f}, answer or related "
+              f"{(lab_a[said] >= 1).mean() if said.any() else float('nan'):.2f}; answers found "
+              f"{said[lab_a == 2].mean():.2f}")
+    print(f"\n{name}: {len(lab)} passages ({int((lab_a == 2).sum())} answer), AUC of the best sentence, "
+          f"answers vs rest: " + ", ".join(
+              f"{k} {auc(np.array(v)[lab_a == 2], np.array(v)[lab_a < 2]):.3f}" for k, v in best.items()))
+
+
+def main() -> None:
     from indexer.embedder import Embedder
     from indexer.relevance_model import RelevanceModel
 
@@ -133,44 +175,11 @@ def main() -> None:
     for f, r, share, shown, answered in rules:
         print(f"    {f:.2f} {r:.1f}: {share:.2f} {shown:4d} {answered:.2f}" + ("   <- best share x answered" if (f, r) == best[:2] else ""))
     for name in ("postgres", "debref", "zsh"):
-        # passages: by question, all five as the answer path sees them
-        by_q: dict[str, list[dict]] = {}
-        for r in judged_passages(name):
-            by_q.setdefault(r["qid"], []).append(r)
-        best = {"model": [], "scorer": [], "fit": []}
-        lab = []
-        pooled = []   # per passage: its best combined probability among the pool, as answering does
-        for rows in by_q.values():
-            rows.sort(key=lambda r: r["rank"])
-            cands, ps, pm = scored_sentences(rows[0]["question"], [r["title"] for r in rows],
-                                             [r["text"] for r in rows], rm, emb)
-            z = w[0] * logit(pm) + w[1] * logit(ps) if len(cands) else np.zeros(0)
-            pool = set(sorted(range(len(cands)), key=lambda k: (-ps[k], k))[:RELEVANCE_POOL])
-            shipped = [answer_probability(pm[k], ps[k]) for k in range(len(cands))]
-            for i, r in enumerate(rows):
-                mine = [k for k, c in enumerate(cands) if c.passage == i]
-                pooled.append(max((shipped[k] for k in mine if k in pool), default=0.0))
-                lab.append(r["label"])
-                for key, v in (("model", logit(pm)), ("scorer", logit(ps)), ("fit", z)):
-                    best[key].append(float(max(v[mine])) if mine else -20.0)
-        lab_a = np.array(lab)
-        held = np.array(pooled)
-        said = held >= QUOTE_ANSWER_FLOOR
-        print(f"  {name}: passages holding a quote of the answer path's pool (the scorer's best "
-              f"{RELEVANCE_POOL}) at p >= {QUOTE_ANSWER_FLOOR}: {int(said.sum())} of {len(held)}; of them "
-              f"answer {(lab_a[said] == 2).mean():.2f}, answer or related {(lab_a[said] >= 1).mean():.2f}; "
-              f"answering passages found {said[lab_a == 2].mean():.2f}; AUC of the pooled best "
-              f"{auc(held[lab_a == 2], held[lab_a < 2]):.3f}")
-        pf = 1 / (1 + np.exp(-(np.array(best["fit"]) + w[2])))
-        for cut in (0.2, 0.3, 0.5):
-            said = pf >= cut
-            print(f"  passages with a sentence at p >= {cut}: {int(said.sum())}, of them answer "
-                  f"{(lab_a[said] == 2).mean() if said.any() else float('nan'):.2f}, answer or related "
-                  f"{(lab_a[said] >= 1).mean() if said.any() else float('nan'):.2f}; answers found "
-                  f"{said[lab_a == 2].mean():.2f}")
-        print(f"\n{name}: {len(lab)} passages ({int((lab_a == 2).sum())} answer), AUC of the best sentence, "
-              f"answers vs rest: " + ", ".join(
-                  f"{k} {auc(np.array(v)[lab_a == 2], np.array(v)[lab_a < 2]):.3f}" for k, v in best.items()))
+        passage_figures(name, judged_passages(name), w, rm, emb)
+        today = REL / f"fused-{name}.jsonl"
+        if today.exists():   # today's fused top 5 (bench/judged_recall.py --write-fused)
+            rows = [r for r in map(json.loads, today.read_text().splitlines()) if r.get("label") is not None]
+            passage_figures(f"{name} (today's index, judged_recall.py)", rows, w, rm, emb)
         # units of the judged answers
         for rnd in ROUNDS:
             a_path, j_path = ANS / f"answers-{name}{rnd}.jsonl", ANS / f"judged-answers-{name}{rnd}.jsonl"
