@@ -108,8 +108,6 @@ def main() -> None:
                                                label=got))
                     if got is None:
                         unjudged[side] += 1
-                        if side not in SIDES:
-                            continue
                         export.setdefault((q.id, rel, r[3]), dict(qid=q.id, question=q.question, rank=rank,
                                                             chunk_key=f"{rel}#{cid}", title=r[2],
                                                             text=r[3]))
