@@ -1,20 +1,23 @@
 """Issue 17: search recall@5 as annotators judge it, beside the key-phrase rule. Prints
 figures, asserts nothing.
 
-    python bench/judged_recall.py                      # git, postgres, debref, zsh
-    python bench/judged_recall.py --export /tmp/extra  # passages of today's top 5 nobody judged
+    python bench/judged_recall.py --alphas 0.3,0.4,0.6,0.7   # kernel, git, postgres, debref, zsh
+    python bench/judged_recall.py --export /tmp/extra         # what nobody judged yet, for annotators
 
 The key-phrase rule (bench_retrieval.py: a top-5 passage of the answering file holds the
 question's verbatim key phrase) misses answers said in other words, in another file or in
-another chunk of the same page. Here each question's top 5 of today's search (the shipped
-fused order, and dense alone and BM25 alone for the "best single side") is looked up among
-the passages annotators judged with bench/data/relevance/RUBRIC-relevance.md
-(`tojudge-<c>[-<round>].jsonl` with `judged[2|3]-<c>[-<round>].jsonl`: one annotator's label,
-or with three their median), matched by question, file and text, so an index rebuilt since
-keeps its labels. A question is answered at 5 when one of its five passages is labelled 2 (answers).
-A passage nobody judged counts as not answering; how many there were is printed beside each
-figure, and `--export` writes them out (per corpus, `tojudge-<c>-<round>.jsonl`'s format; a label belongs to its question) for
-the next round of annotators.
+another chunk of the same page. Here each natural question's top 5 of today's search (the
+shipped fused order, dense alone and BM25 alone for the "best single side", and score fusion
+at `--alphas`) is looked up among the passages annotators judged with
+bench/data/relevance/RUBRIC-relevance.md (`tojudge-<c>[-<round>].jsonl` with
+`judged[2|3]-<c>[-<round>].jsonl`: one annotator's label, or with three their median),
+matched by question, file and text, so an index rebuilt since keeps its labels. A question is
+found at 5 when one of its five passages is labelled 2 (answers). A passage nobody judged
+counts as not answering; their number is printed beside each figure, and `--export` writes
+them out (`tojudge-<c>-extra.jsonl`'s format) for the next round of annotators. With
+`--alphas`, alpha is also chosen each corpus left out (the best mean on the others).
+`--write-fused` writes each question's fused top 5 with its label (fused-<c>.jsonl, today's
+passages for relevance_combiner.py).
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ def main() -> None:
     alphas = [float(a) for a in args.alphas.split(",") if a]
     print(f"recall@{args.k} of natural questions: judged (a passage labelled 'answers') and by the "
           f"key-phrase rule; [n] passages of those top {args.k}s nobody judged (counted as not answering)")
+    results: dict[str, dict[str, float]] = {}   # corpus -> side -> judged recall
     for name in args.corpora.split(","):
         labels = labels_of(name)
         if not labels and not args.export:
@@ -119,6 +123,7 @@ def main() -> None:
                 judged[side] += found
                 phrase[side] += hit
         n = len(qs)
+        results[name] = {side: judged[side] / n for side in sides}
         print(f"{name} ({n} questions): " + "; ".join(
             f"{side} {judged[side] / n:.3f} judged [{unjudged[side]}], {phrase[side] / n:.3f} key phrase"
             for side in SIDES))
@@ -138,6 +143,22 @@ def main() -> None:
             path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in export.values()))
             print(f"  {len(export)} passages nobody judged -> {path}")
         local.idx.close()
+    if alphas and len(results) > 2:
+        choose_alpha(results, search.ALPHA, alphas)
+
+
+def choose_alpha(results: dict[str, dict[str, float]], shipped: float, alphas: list[float]) -> None:
+    """Leave-one-corpus-out: the alpha with the best mean judged recall on the other corpora
+    (ties to the shipped one, then the nearest), reported on the corpus left out."""
+    print(f"\nscore fusion's alpha chosen on judged recall@5, each corpus left out (shipped {shipped:g}):")
+    side = {shipped: "fused", **{a: f"alpha {a:g}" for a in alphas}}
+    for out in results:
+        rest = [c for c in results if c != out]
+        mean = {a: sum(results[c][s] for c in rest) / len(rest) for a, s in side.items()}
+        best = max(mean, key=lambda a: (round(mean[a], 9), a == shipped, -abs(a - shipped)))
+        print(f"  {out}: alpha {best:g} (mean on the others {mean[best]:.3f}; shipped "
+              f"{mean[shipped]:.3f}) -> {results[out][side[best]]:.3f} on {out} (shipped "
+              f"{results[out]['fused']:.3f})")
 
 
 if __name__ == "__main__":
