@@ -62,6 +62,8 @@ def main() -> None:
     ap.add_argument("--write-fused", action="store_true",
                     help="write each question's fused top k with its label to bench/data/relevance/"
                          "fused-<c>.jsonl (what relevance_combiner.py reads as today's passages)")
+    ap.add_argument("--rerank", action="store_true",
+                    help="also the learned ranker's order (Index.search(rerank=True), the shipped weights)")
     ap.add_argument("--alphas", default="", help="also score fusion at these alphas (e.g. 0.3,0.4,0.6)")
     args = ap.parse_args()
     from bench_relevance import index_dir
@@ -80,7 +82,7 @@ def main() -> None:
             continue
         local = LocalIndex(index_dir(name), "onnx-int8")
         qs = questions(corpus(name), "natural")
-        sides = SIDES + tuple(f"alpha {a:g}" for a in alphas)
+        sides = SIDES + (("reranked",) if args.rerank else ()) + tuple(f"alpha {a:g}" for a in alphas)
         judged = {s: 0 for s in sides}
         phrase = {s: 0 for s in sides}
         unjudged = {s: 0 for s in sides}
@@ -93,6 +95,8 @@ def main() -> None:
             lists = {"fused": [cid for cid, _ in search.fuse(dense, lexical)][:args.k],
                      "dense": [cid for cid, _ in dense][:args.k],
                      "lexical": [cid for cid, _ in lexical][:args.k]}
+            if args.rerank:
+                lists["reranked"] = [p.chunk_id for p in local.idx.search(q.question, k=args.k, rerank=True)]
             for a in alphas:
                 lists[f"alpha {a:g}"] = [cid for cid, _ in search.fuse(dense, lexical, alpha=a)][:args.k]
             rows = local.idx.store.fetch_chunks(list({c for ids in lists.values() for c in ids}))
@@ -127,10 +131,13 @@ def main() -> None:
         print(f"{name} ({n} questions): " + "; ".join(
             f"{side} {judged[side] / n:.3f} judged [{unjudged[side]}], {phrase[side] / n:.3f} key phrase"
             for side in SIDES))
+        if args.rerank:
+            print(f"  learned ranker (rerank): {judged['reranked'] / n:.3f} judged "
+                  f"[{unjudged['reranked']}], {phrase['reranked'] / n:.3f} key phrase")
         if alphas:
             print(f"  score fusion (shipped alpha {search.ALPHA:g}) at other alphas: " + "; ".join(
                 f"{side} {judged[side] / n:.3f} judged [{unjudged[side]}], {phrase[side] / n:.3f} key phrase"
-                for side in sides[len(SIDES):]))
+                for side in sides if side.startswith("alpha")))
         print(f"  fused top-{args.k} passages holding the key phrase judged 'answers': {agree[0]} of {agree[1]}")
         if args.write_fused:
             path = REL / f"fused-{name}.jsonl"
