@@ -66,8 +66,9 @@ class Settings:
 
     rerank: bool = False
     """Reorder the best fused candidates of every search with localrag's learned ranker
-    (indexer/learned_rank.py). Off by default: on the two corpora left out of its fitting
-    it equals the fused ranking, and fitted leave-one-corpus-out its gains (vim, git's
+    (indexer/learned_rank.py). Off by default: judged by annotators on the three corpora
+    left out of its fitting it loses answers (one question of 40 on PostgreSQL's docs, two
+    of 24 on zsh's, none gained), and fitted leave-one-corpus-out its gains (vim, git's
     natural questions) and losses (git's training questions, kernel) cancel (README, "The
     ranking model"); about 0.1-0.3 s more per search."""
 

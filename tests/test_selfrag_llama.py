@@ -170,21 +170,30 @@ def test_always_mode_answers_with_three_passages_in_one_batched_call(tiny_model,
 
 # --- (b) adaptive: the threshold decides ---------------------------------------------------
 
+# How far the renormalised Retrieve probability may move when llama.cpp evaluates the same
+# prompt in another batch shape (its prefix cache holds earlier answers' sequences): the
+# group tolerance of tests/test_models_decoding.py, p(1 - p) * 2 * LOGIT_TOL <= LOGIT_TOL / 2
+# with LOGIT_TOL = 0.025 for the seeded test model. Measured here: 3.8e-5 on a 2-core AMD
+# EPYC with AVX2 and no AVX-512 (the second answer below), under 1e-6 on Zen 4 and Sapphire
+# Rapids. A changed early token of the prompt moves it by 0.07 or more (same file).
+RETRIEVE_TOL = 0.0125
+
+
 def test_adaptive_decision_is_the_renormalised_probability_and_follows_the_threshold(tiny_model, spy):
     fresh(tiny_model)
     prob = measured_retrieve_probability(tiny_model, QUESTION)
-    assert 0.0 < prob < 1.0
-    below, above = max(prob - 1e-4, 0.0), min(prob + 1e-4, 1.0)
+    assert 2 * RETRIEVE_TOL < prob < 1.0 - 2 * RETRIEVE_TOL
+    # thresholds just beyond the noise on either side: each must decide one way only
+    below, above = prob - 2 * RETRIEVE_TOL, prob + 2 * RETRIEVE_TOL
 
     low = SelfRagEngine(tiny_model, config=EngineConfig(mode="adaptive", threshold=below, k=3,
                                                         max_tokens=12, max_segments=1))
     retriever = Retriever(PASSAGES)
     answer = low.answer(QUESTION, retrieve=retriever)
-    # the same prompt; the backend may evaluate it in another batch shape than before
-    # (its prefix cache holds the earlier answers' sequences), so float32 logits may
-    # differ in their last digits: 1e-6 is far below any threshold step
-    assert answer.decision.probability == pytest.approx(prob, abs=1e-6)
-    assert answer.decision.probability == pytest.approx(retrieve_probability(prob, 1 - prob))
+    # the same prompt, perhaps in another batch shape than before (RETRIEVE_TOL)
+    assert answer.decision.probability == pytest.approx(prob, abs=RETRIEVE_TOL)
+    assert answer.decision.probability == pytest.approx(retrieve_probability(prob, 1 - prob),
+                                                        abs=RETRIEVE_TOL)
     assert answer.decision.retrieved is True and retriever.queries
     assert len(answer.passages) == 3
     check_segments(answer)
@@ -194,7 +203,7 @@ def test_adaptive_decision_is_the_renormalised_probability_and_follows_the_thres
     retriever = Retriever(PASSAGES)
     spy.calls.clear()
     answer = high.answer(QUESTION, retrieve=retriever)
-    assert answer.decision.probability == pytest.approx(prob, abs=1e-6)   # as above
+    assert answer.decision.probability == pytest.approx(prob, abs=RETRIEVE_TOL)   # as above
     assert answer.decision.retrieved is False
     assert retriever.queries == [] and answer.passages == []
     # one branch: [No Retrieval] + the answer (then 0: a cut answer goes on)

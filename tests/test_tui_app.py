@@ -362,6 +362,8 @@ async def test_settings_are_saved_and_model_reloads(tmp_path):
         screen.query_one("#set-k").value = "7"
         screen.query_one("#set-w_sup").value = "2.5"
         screen.query_one("#set-strict").value = True
+        screen.query_one("#set-rerank").value = True
+        screen.query_one("#set-ocr").value = True     # the test install has the [ocr] extra
         screen.query_one("#set-model_path").value = str(model)
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -369,7 +371,29 @@ async def test_settings_are_saved_and_model_reloads(tmp_path):
         assert not isinstance(app.screen, SettingsScreen)
         saved = Settings.load(fake.paths.settings_file)
         assert (saved.k, saved.w_sup, saved.strict, saved.model_path) == (7, 2.5, True, str(model))
+        assert (saved.rerank, saved.ocr) == (True, True)
         assert fake.loaded is not None and fake.loaded.path == str(model)
+
+
+async def test_settings_screen_refuses_ocr_without_its_packages(tmp_path, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "rapidocr_onnxruntime" else real(name, *a))
+    fake = FakeAssistant(tmp_path / "data")
+    app = create_app(fake, first_run_screen=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f4")
+        await pilot.pause()
+        app.screen.query_one("#set-ocr").value = True
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        error = plain(app.screen.query_one("#settings-error"))
+        assert "rapidocr-onnxruntime" in error and 'pip install "localrag[ocr]"' in error
+        assert not fake.paths.settings_file.exists()
 
 
 async def test_settings_screen_rejects_bad_values(tmp_path):

@@ -25,6 +25,8 @@ FIELDS: list[tuple[str, str]] = [
     ("w_sup", "Weight: support"),
     ("w_use", "Weight: usefulness"),
     ("strict", "Strict mode (drop unsupported)"),
+    ("rerank", "Rerank search (learned ranker)"),
+    ("ocr", "OCR scanned PDF pages"),
 ]
 
 
@@ -52,8 +54,8 @@ class SettingsScreen(ModalScreen[dict[str, Any] | None]):
                         yield Select([(m, m) for m in ("adaptive", "always", "never")],
                                      value=s.retrieval_mode, allow_blank=False,
                                      id="set-retrieval_mode", compact=True)
-                    elif name == "strict":
-                        yield Switch(value=s.strict, id="set-strict")
+                    elif isinstance(getattr(s, name), bool):
+                        yield Switch(value=getattr(s, name), id=f"set-{name}")
                     elif name == "model_path":
                         yield Input(s.model_path, id="set-model_path", compact=True,
                                     placeholder="empty = built-in SmolLM2-135M",
@@ -90,6 +92,13 @@ class SettingsScreen(ModalScreen[dict[str, Any] | None]):
             trial.set(name, value, source="the settings screen")
             if getattr(trial, name) != getattr(self.settings, name):
                 changed[name] = getattr(trial, name)
+        if changed.get("ocr"):
+            from importlib.util import find_spec
+
+            if find_spec("rapidocr_onnxruntime") is None or find_spec("pypdfium2") is None:
+                raise SettingsError("OCR needs the optional packages rapidocr-onnxruntime and "
+                                    "pypdfium2, which are not installed.",
+                                    hint='pip install "localrag[ocr]", then turn OCR on again')
         if changed.get("model_path"):
             from pathlib import Path
 
