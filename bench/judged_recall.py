@@ -41,8 +41,10 @@ SIDES = ("fused", "dense", "lexical")
 
 
 def labels_of(name: str) -> dict[tuple[str, str, str], int]:
-    """(question id, file, text) -> label, over every judged round of a corpus (tojudge-<name>.jsonl and
-    tojudge-<name>-<round>.jsonl); a later round never overrides an earlier label."""
+    """(question id, file, text) -> label, over every judged round of a corpus
+    (tojudge-<name>.jsonl, then tojudge-<name>-<round>.jsonl by name); no passage is in two
+    rounds (each round holds what the earlier ones had not judged), and if one were, the
+    first read would stand."""
     out: dict[tuple[str, str, str], int] = {}
     rounds = [name] + sorted(p.name[len("tojudge-"):-len(".jsonl")]
                              for p in REL.glob(f"tojudge-{name}-*.jsonl"))
@@ -56,7 +58,7 @@ def labels_of(name: str) -> dict[tuple[str, str, str], int]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--corpora", default="git,postgres,debref,zsh")
+    ap.add_argument("--corpora", default="kernel,git,postgres,debref,zsh")
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--export", default="", help="folder for the passages nobody judged yet")
     ap.add_argument("--write-fused", action="store_true",

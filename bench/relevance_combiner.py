@@ -14,6 +14,8 @@ left out, postgres, debref and zsh:
 - passages: the judged top-5 passages of each natural question (RUBRIC-relevance.md; 200,
   200 and 120, zsh by three annotators: their median), each scored by its
   best sentence, computed with the question's five passages as the answer path sees them;
+  then the same for today's fused top 5 of each question, where bench/judged_recall.py
+  --write-fused wrote it with its labels (fused-<c>.jsonl);
 - units: the quotes of the judged answers (bench/data/answers/answers-<c>*.jsonl, three
   rounds), each scored within the passages its answer quoted (an approximation of the
   answer's five: the scorer's term weights depend on the candidate set).

@@ -348,7 +348,14 @@ async def test_export_answer_as_markdown(tmp_path):
         assert app.last_export.read_text() == answer_to_markdown(fake.answers[-1])
 
 
-async def test_settings_are_saved_and_model_reloads(tmp_path):
+async def test_settings_are_saved_and_model_reloads(tmp_path, monkeypatch):
+    import importlib.machinery
+    import importlib.util
+
+    real = importlib.util.find_spec     # OCR's packages present, whatever this install has
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a, **kw: (
+        importlib.machinery.ModuleSpec(name, None) if name in ("rapidocr_onnxruntime", "pypdfium2")
+        else real(name, *a, **kw)))
     fake = FakeAssistant(tmp_path / "data")
     model = tmp_path / "other.gguf"
     model.write_bytes(b"GGUF" + b"\x00" * 64)
@@ -363,7 +370,7 @@ async def test_settings_are_saved_and_model_reloads(tmp_path):
         screen.query_one("#set-w_sup").value = "2.5"
         screen.query_one("#set-strict").value = True
         screen.query_one("#set-rerank").value = True
-        screen.query_one("#set-ocr").value = True     # the test install has the [ocr] extra
+        screen.query_one("#set-ocr").value = True
         screen.query_one("#set-model_path").value = str(model)
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -379,8 +386,8 @@ async def test_settings_screen_refuses_ocr_without_its_packages(tmp_path, monkey
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "rapidocr_onnxruntime" else real(name, *a))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a, **kw: (
+        None if name == "rapidocr_onnxruntime" else real(name, *a, **kw)))
     fake = FakeAssistant(tmp_path / "data")
     app = create_app(fake, first_run_screen=False)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -392,7 +399,8 @@ async def test_settings_screen_refuses_ocr_without_its_packages(tmp_path, monkey
         await pilot.pause()
         assert isinstance(app.screen, SettingsScreen)
         error = plain(app.screen.query_one("#settings-error"))
-        assert "rapidocr-onnxruntime" in error and 'pip install "localrag[ocr]"' in error
+        assert "rapidocr-onnxruntime" in error and "pypdfium2" not in error
+        assert 'pip install "localrag[ocr]"' in error
         assert not fake.paths.settings_file.exists()
 
 

@@ -95,9 +95,11 @@ class SettingsScreen(ModalScreen[dict[str, Any] | None]):
         if changed.get("ocr"):
             from importlib.util import find_spec
 
-            if find_spec("rapidocr_onnxruntime") is None or find_spec("pypdfium2") is None:
-                raise SettingsError("OCR needs the optional packages rapidocr-onnxruntime and "
-                                    "pypdfium2, which are not installed.",
+            missing = [pkg for pkg, module in (("rapidocr-onnxruntime", "rapidocr_onnxruntime"),
+                                               ("pypdfium2", "pypdfium2"))
+                       if find_spec(module) is None]
+            if missing:
+                raise SettingsError(f"OCR needs {' and '.join(missing)}, not installed.",
                                     hint='pip install "localrag[ocr]", then turn OCR on again')
         if changed.get("model_path"):
             from pathlib import Path
