@@ -176,15 +176,19 @@ async def test_question_box_answers_while_indexing_runs(tmp_path, docs):
         assert not app.indexing and app.index_status.files_indexed == 2
 
 
-async def test_add_folder_rejects_a_missing_folder(tmp_path):
+@pytest.mark.parametrize("name", ["nope", "notes [2024]", "a[/b]c"])
+async def test_add_folder_rejects_a_missing_folder(tmp_path, name):
+    """The message names the path as typed, brackets and all (no markup: "[/b]" would
+    otherwise be a closing tag and crash the screen)."""
     app = create_app(FakeAssistant(tmp_path / "data"))
     async with app.run_test() as pilot:
         await settle(pilot)
-        app.screen.query_one("#folder-input").value = str(tmp_path / "nope")
+        app.screen.query_one("#folder-input").value = str(tmp_path / name)
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, AddFolderScreen)
-        assert "is not a folder" in plain(app.screen.query_one("#folder-error"))
+        error = plain(app.screen.query_one("#folder-error"))
+        assert "is not a folder" in error and name in error
 
 
 async def test_citation_opens_source_panel_with_highlighted_span(tmp_path, docs):

@@ -34,7 +34,7 @@ class AddFolderScreen(ModalScreen[str | None]):
                 yield Label("Add a folder to the index", classes="dialog-title")
             yield Input(placeholder="folder path, e.g. ~/Documents  (→ completes)",
                         suggester=PathSuggester(), id="folder-input")
-            yield Static("", id="folder-error", classes="error-text")
+            yield Static("", id="folder-error", classes="error-text", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Add and index", variant="primary", id="add-folder", compact=True)
                 yield Button("Not now", id="cancel-folder", compact=True)

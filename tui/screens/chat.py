@@ -36,8 +36,8 @@ class ChatScreen(Screen[None]):
                               "sources; Enter opens a source, c copies.", style="dim"),
                          id="chat-hint")
         with Horizontal(id="status-bar"):
-            yield Static("model: loading…", id="model-status")
-            yield Static("", id="index-status")
+            yield Static("model: loading…", id="model-status", markup=False)
+            yield Static("", id="index-status", markup=False)
         yield Input(placeholder="Ask a question…", id="question")
         yield Footer(compact=True)
 

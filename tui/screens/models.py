@@ -50,8 +50,8 @@ class ModelPickerScreen(ModalScreen[str | None]):
             with Vertical(id="pull-progress"):
                 yield ProgressBar(total=None, show_eta=False, show_percentage=True,
                                   id="pull-bar")
-                yield Static("", id="pull-figures")
-            yield Static("", id="models-hint", classes="dim")
+                yield Static("", id="pull-figures", markup=False)
+            yield Static("", id="models-hint", classes="dim", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Download", variant="primary", id="pull-start", compact=True)
                 yield Button("Cancel download", id="pull-cancel", compact=True)

@@ -66,7 +66,7 @@ class SettingsScreen(ModalScreen[dict[str, Any] | None]):
                         kind = "integer" if isinstance(getattr(s, name), int) else "number"
                         yield Input(str(getattr(s, name)), id=f"set-{name}", type=kind,
                                     compact=True)
-            yield Static("", id="settings-error", classes="error-text")
+            yield Static("", id="settings-error", classes="error-text", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save", variant="primary", id="save-settings", compact=True)
                 yield Button("Cancel", id="cancel-settings", compact=True)

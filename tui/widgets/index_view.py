@@ -56,7 +56,7 @@ class IndexProgressView(Vertical):
 
     def compose(self):
         yield ProgressBar(total=None, show_eta=False, show_percentage=True, id="index-bar")
-        yield Static("", id="index-figures")
+        yield Static("", id="index-figures", markup=False)
 
     def show_progress(self, progress: IndexProgress, *, paused: bool = False) -> None:
         self.display = True
@@ -163,7 +163,7 @@ class IndexOverview(Vertical):
     """Counts, roots (a table with a cursor, for removing), files not indexed by reason."""
 
     def compose(self):
-        yield Static("", id="index-counts")
+        yield Static("", id="index-counts", markup=False)
         table: DataTable[str] = DataTable(id="roots-table", cursor_type="row", zebra_stripes=True)
         table.add_columns("folder", "files", "chunks")
         yield table
