@@ -8,8 +8,8 @@
 3. the annotators' judgments of the recorded answers (bench/bench_answer_judged.py);
 4. the answer-role rule on the judged units (bench/role_rule.py);
 5. search on zsh, the corpus nobody tuned on (bench/bench_retrieval.py --corpora zsh);
-6. search recall judged by annotators, fused and each side, and score fusion's alpha chosen
-   on it each corpus left out (bench/judged_recall.py).
+6. search recall judged by annotators, fused, each side and the learned ranker, and score
+   fusion's alpha chosen on it each corpus left out (bench/judged_recall.py).
 Needs the bench indexes (bench/bench_retrieval.py --build-only, see bench/README.md).
 """
 
@@ -43,7 +43,7 @@ def main() -> None:
                                           "--no-speed", "--no-latency"])
     run("search recall judged by annotators", ["bench/judged_recall.py", "--corpora",
                                                "kernel,git,postgres,debref,zsh",
-                                               "--alphas", "0.3,0.4,0.6,0.7"])
+                                               "--alphas", "0.3,0.4,0.6,0.7", "--rerank"])
 
 
 if __name__ == "__main__":
