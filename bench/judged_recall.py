@@ -112,15 +112,13 @@ def main() -> None:
                     has_phrase = rel == q.file and key in norm(r[3]) and (
                         not q.in_source or key in norm(local.lines.span(r[1], r[4], r[5])))
                     hit |= has_phrase
+                    passage = dict(qid=q.id, question=q.question, rank=rank,
+                                   chunk_key=f"{rel}#{cid}", title=r[2], text=r[3])
                     if side == "fused":
-                        fused_rows.append(dict(qid=q.id, question=q.question, rank=rank,
-                                               chunk_key=f"{rel}#{cid}", title=r[2], text=r[3],
-                                               label=got))
+                        fused_rows.append({**passage, "label": got})
                     if got is None:
                         unjudged[side] += 1
-                        export.setdefault((q.id, rel, r[3]), dict(qid=q.id, question=q.question, rank=rank,
-                                                            chunk_key=f"{rel}#{cid}", title=r[2],
-                                                            text=r[3]))
+                        export.setdefault((q.id, rel, r[3]), passage)
                     else:
                         found |= got == 2
                         if has_phrase and side == "fused":
@@ -130,16 +128,17 @@ def main() -> None:
                 phrase[side] += hit
         n = len(qs)
         results[name] = {side: judged[side] / n for side in sides}
-        print(f"{name} ({n} questions): " + "; ".join(
-            f"{side} {judged[side] / n:.3f} judged [{unjudged[side]}], {phrase[side] / n:.3f} key phrase"
-            for side in SIDES))
+
+        def figure(side: str) -> str:
+            return (f"{judged[side] / n:.3f} judged [{unjudged[side]}], "
+                    f"{phrase[side] / n:.3f} key phrase")
+
+        print(f"{name} ({n} questions): " + "; ".join(f"{side} {figure(side)}" for side in SIDES))
         if args.rerank:
-            print(f"  learned ranker (rerank): {judged['reranked'] / n:.3f} judged "
-                  f"[{unjudged['reranked']}], {phrase['reranked'] / n:.3f} key phrase")
+            print(f"  learned ranker (rerank): {figure('reranked')}")
         if alphas:
             print(f"  score fusion (shipped alpha {search.ALPHA:g}) at other alphas: " + "; ".join(
-                f"{side} {judged[side] / n:.3f} judged [{unjudged[side]}], {phrase[side] / n:.3f} key phrase"
-                for side in sides if side.startswith("alpha")))
+                f"{side} {figure(side)}" for side in sides if side.startswith("alpha")))
         print(f"  fused top-{args.k} passages holding the key phrase judged 'answers': {agree[0]} of {agree[1]}")
         if args.write_fused:
             path = REL / f"fused-{name}.jsonl"

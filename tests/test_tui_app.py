@@ -352,14 +352,24 @@ async def test_export_answer_as_markdown(tmp_path):
         assert app.last_export.read_text() == answer_to_markdown(fake.answers[-1])
 
 
-async def test_settings_are_saved_and_model_reloads(tmp_path, monkeypatch):
+def ocr_packages(monkeypatch, *, present: tuple[str, ...] = (), absent: tuple[str, ...] = ()) -> None:
+    """importlib.util.find_spec as if these modules were installed / missing, whatever this
+    install has (the settings screen checks OCR's packages with it)."""
     import importlib.machinery
     import importlib.util
 
-    real = importlib.util.find_spec     # OCR's packages present, whatever this install has
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a, **kw: (
-        importlib.machinery.ModuleSpec(name, None) if name in ("rapidocr_onnxruntime", "pypdfium2")
-        else real(name, *a, **kw)))
+    real = importlib.util.find_spec
+
+    def find_spec(name, *a, **kw):
+        if name in absent:
+            return None
+        return importlib.machinery.ModuleSpec(name, None) if name in present else real(name, *a, **kw)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+
+
+async def test_settings_are_saved_and_model_reloads(tmp_path, monkeypatch):
+    ocr_packages(monkeypatch, present=("rapidocr_onnxruntime", "pypdfium2"))
     fake = FakeAssistant(tmp_path / "data")
     model = tmp_path / "other.gguf"
     model.write_bytes(b"GGUF" + b"\x00" * 64)
@@ -386,41 +396,32 @@ async def test_settings_are_saved_and_model_reloads(tmp_path, monkeypatch):
         assert fake.loaded is not None and fake.loaded.path == str(model)
 
 
-async def test_settings_screen_refuses_ocr_without_its_packages(tmp_path, monkeypatch):
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a, **kw: (
-        None if name == "rapidocr_onnxruntime" else real(name, *a, **kw)))
+async def refused_setting(tmp_path, field: str, value) -> str:
+    """Set one field on the settings screen and save: the screen must stay, nothing be
+    written; returns the error shown."""
     fake = FakeAssistant(tmp_path / "data")
     app = create_app(fake, first_run_screen=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("f4")
         await pilot.pause()
-        app.screen.query_one("#set-ocr").value = True
+        app.screen.query_one(f"#set-{field}").value = value
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, SettingsScreen)
-        error = plain(app.screen.query_one("#settings-error"))
-        assert "rapidocr-onnxruntime" in error and "pypdfium2" not in error
-        assert 'pip install "localrag[ocr]"' in error
         assert not fake.paths.settings_file.exists()
+        return plain(app.screen.query_one("#settings-error"))
+
+
+async def test_settings_screen_refuses_ocr_without_its_packages(tmp_path, monkeypatch):
+    ocr_packages(monkeypatch, absent=("rapidocr_onnxruntime",))
+    error = await refused_setting(tmp_path, "ocr", True)
+    assert "rapidocr-onnxruntime" in error and "pypdfium2" not in error
+    assert 'pip install "localrag[ocr]"' in error
 
 
 async def test_settings_screen_rejects_bad_values(tmp_path):
-    fake = FakeAssistant(tmp_path / "data")
-    app = create_app(fake, first_run_screen=False)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("f4")
-        await pilot.pause()
-        app.screen.query_one("#set-threshold").value = "3"
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert isinstance(app.screen, SettingsScreen)
-        assert "out of range" in plain(app.screen.query_one("#settings-error"))
-        assert not fake.paths.settings_file.exists()
+    assert "out of range" in await refused_setting(tmp_path, "threshold", "3")
 
 
 async def test_index_screen_shows_roots_errors_and_watcher_events(tmp_path, docs):
