@@ -9,7 +9,11 @@
 4. the answer-role rule on the judged units (bench/role_rule.py);
 5. search on zsh, the corpus nobody tuned on (bench/bench_retrieval.py --corpora zsh);
 6. search recall judged by annotators, fused, each side and the learned ranker, and score
-   fusion's alpha chosen on it each corpus left out (bench/judged_recall.py).
+   fusion's alpha chosen on it each corpus left out (bench/judged_recall.py);
+7. speed against the main the issue was filed on (006a393): answer p50 and fresh-process
+   `localrag search` p50 with and without reranking, side by side in turns
+   (bench/bench_speed_vs_main.py; --no-speed skips it). Reranking's cost per query is
+   step 1's last lines.
 Needs the bench indexes (bench/bench_retrieval.py --build-only, see bench/README.md).
 """
 
@@ -34,6 +38,7 @@ def run(title: str, argv: list[str]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--collect", action="store_true", help="collect the search candidates again")
+    ap.add_argument("--no-speed", action="store_true", help="skip the speed comparison with main 006a393")
     args = ap.parse_args()
     run("search, leave-one-corpus-out", ["bench/bench_relevance.py"] + ([] if args.collect else ["--reuse"]))
     run("relevance model + quote scorer, corpora left out", ["bench/relevance_combiner.py"])
@@ -44,6 +49,8 @@ def main() -> None:
     run("search recall judged by annotators", ["bench/judged_recall.py", "--corpora",
                                                "kernel,git,postgres,debref,zsh",
                                                "--alphas", "0.3,0.4,0.6,0.7", "--rerank"])
+    if not args.no_speed:
+        run("speed against main 006a393", ["bench/bench_speed_vs_main.py", "--main-ref", "006a393"])
 
 
 if __name__ == "__main__":
