@@ -287,8 +287,12 @@ async def test_new_question_cancels_the_running_one(tmp_path):
         assert [a.question for a in fake.answers] == ["second"]
 
 
-async def test_model_error_is_a_message_not_a_traceback(tmp_path):
-    bad = tmp_path / "broken.gguf"
+@pytest.mark.parametrize("name", ["broken.gguf", "broken [v2].gguf", "x[/b]y.gguf"])
+async def test_model_error_is_a_message_not_a_traceback(tmp_path, name):
+    """The status line names the file as it is, brackets and all (shown without markup: the
+    folder "x[" holding "b]y.gguf" makes "[/b]", a closing tag)."""
+    bad = tmp_path / name
+    bad.parent.mkdir(exist_ok=True)
     bad.write_bytes(b"\x00garbage" * 100)
     fake = FakeAssistant(tmp_path / "data", settings=Settings(model_path=str(bad)))
     app = create_app(fake, first_run_screen=False)
@@ -297,6 +301,21 @@ async def test_model_error_is_a_message_not_a_traceback(tmp_path):
         status = plain(app.screen.query_one("#model-status"))
         assert status.startswith("model failed:") and str(bad) in status
         assert app.last_error is not None and "pick a .gguf file" in app.last_error
+
+
+async def test_model_name_is_shown_as_the_file_gives_it(tmp_path):
+    """A model's name comes from its file (GGUF metadata or file name): brackets in it are
+    text, not markup ("[/b]" would be a closing tag and crash the chat screen)."""
+    from localrag.assistant import ModelDescription
+
+    fake = FakeAssistant(tmp_path / "data")
+    name = "x[/b]y [Q4_K_M]"
+    fake.load_model = lambda: ModelDescription(path="m.gguf", name=name, kind="instruct",
+                                               critic="instruct")
+    app = create_app(fake, first_run_screen=False)
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        assert plain(app.screen.query_one("#model-status")) == f"model: {name} (instruct)"
 
 
 async def test_unexpected_errors_are_shown_and_logged(tmp_path):
