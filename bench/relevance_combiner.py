@@ -145,7 +145,8 @@ def passage_figures(name: str, passages: list[dict], w: np.ndarray, rm, emb) -> 
           f"{RELEVANCE_POOL}) at p >= {QUOTE_ANSWER_FLOOR}: {int(said.sum())} of {len(held)}; of them "
           f"answer {(lab_a[said] == 2).mean():.2f}, answer or related {(lab_a[said] >= 1).mean():.2f}; "
           f"answering passages found {said[lab_a == 2].mean():.2f}; AUC of the pooled best "
-          f"{auc(held[lab_a == 2], held[lab_a < 2]):.3f}")
+          f"{auc(held[lab_a == 2], held[lab_a < 2]):.3f}; verdicts right (holds / does not hold "
+          f"the answer, as the engine would say them) {((held >= QUOTE_ANSWER_FLOOR) == (lab_a == 2)).mean():.3f}")
     pf = 1 / (1 + np.exp(-(np.array(best["fit"]) + w[2])))
     for cut in (0.2, 0.3, 0.5):
         said = pf >= cut

@@ -36,6 +36,8 @@ def main() -> None:
     ap.add_argument("--corpora", default="postgres,debref")
     ap.add_argument("--rerank", default="off", choices=["on", "off"], help="the learned ranker (off: the default)")
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--skip", type=int, default=0,
+                    help="pass over the first N questions (zsh's 48 later ones: --skip 24)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--force", action="store_true", help="record over an existing file")
     ap.add_argument("--tag", default="", help="a round's name: answers-<corpus>-<tag>.jsonl "
@@ -48,7 +50,7 @@ def main() -> None:
 
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     for name in args.corpora.split(","):
-        qs = questions(corpus(name), "natural")
+        qs = questions(corpus(name), "natural")[args.skip:]
         if args.limit:
             qs = qs[:args.limit]
         data_dir = index_dir(name)

@@ -392,20 +392,20 @@ def test_quotes_are_still_chosen_when_the_relevance_model_cannot_be_read():
 
 
 def test_passages_are_judged_to_hold_the_answer_by_their_best_sentence(monkeypatch):
-    """Once the passage verdicts meet the AUC target (extract.PASSAGES_CHECKED, not yet),
-    each passage is judged by the best answer probability among its sentences
+    """The passage verdicts met the AUC and accuracy targets (extract.PASSAGES_CHECKED),
+    so each passage is judged by the best answer probability among its sentences
     (QUOTE_ANSWER_FLOOR), said in the sources and in the decision line; the JSON keeps the
     verdict. Without the model, or with one that cannot be read, nothing is judged
     (relevance not checked), and no passage is dropped either way."""
     from localrag.answering.generate import instruct
-    from localrag.answering.generate.extract import PASSAGE_AUC, PASSAGES_CHECKED
+    from localrag.answering.generate.extract import PASSAGE_ACCURACY, PASSAGE_AUC, PASSAGES_CHECKED
     from localrag.answering.label.answer import answer_from_json
 
-    from localrag.answering.judge.critics import TRUST_AUC
+    from localrag.answering.judge.critics import TRUST_ACCURACY, TRUST_AUC
 
-    # as shipped: zsh's figure is under the target, so no passage verdict is given
-    assert min(PASSAGE_AUC.values()) < TRUST_AUC and PASSAGES_CHECKED is False
-    monkeypatch.setattr(instruct, "PASSAGES_CHECKED", True)
+    # as shipped: both targets met on every corpus left out, so passages get verdicts
+    assert min(PASSAGE_AUC.values()) >= TRUST_AUC and min(PASSAGE_ACCURACY.values()) >= TRUST_ACCURACY
+    assert PASSAGES_CHECKED is True and instruct.PASSAGES_CHECKED is True
     from localrag.answering.label.render import decision_line, relevance_words
 
     def answers(question: str, texts: Sequence[str]) -> list[float]:
@@ -443,7 +443,7 @@ def test_passages_are_judged_to_hold_the_answer_by_their_best_sentence(monkeypat
                                **kw).answer("Who is my dentist?", retrieve=retriever(PASSAGES))
         assert len(plain.passages) == 3 and all(j.relevant is None for j in plain.passages)
         assert "relevance not checked" in decision_line(plain)
-    monkeypatch.setattr(instruct, "PASSAGES_CHECKED", False)     # as shipped: not checked
+    monkeypatch.setattr(instruct, "PASSAGES_CHECKED", False)     # a gate not met: nothing judged
     shipped = InstructEngine(scripted(), config=config(), critic=critic, embed=_hash_embed,
                              answers=answers).answer("Who is my dentist?", retrieve=retriever(PASSAGES))
     assert all(j.relevant is None and j.verdict == "relevant" and j.answer_probability is None

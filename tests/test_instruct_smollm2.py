@@ -36,9 +36,11 @@ def test_smollm2_answers_from_the_relevant_note_with_embedding_labels(smollm2_mo
     assert ans.critic == "embedding+lexical" == engine.critic_name
     # the request-kind decision (localrag/answering/decide.py): a question about the notes
     assert ans.decision.retrieved and ans.decision.probability > EngineConfig().threshold
-    # relevance labels are not checked (critics.RELEVANCE_CHECKED, extract.PASSAGES_CHECKED);
-    # the score still ranks
-    assert all(j.relevant is None for j in ans.passages)
+    # each passage is judged by the relevance model's best sentence (extract.PASSAGES_CHECKED):
+    # the cabin note holds the answer, the other two do not; the critic's score still ranks
+    print([(j.passage.title, j.relevant, j.verdict, j.answer_probability) for j in ans.passages])
+    assert [(j.passage.title, j.relevant) for j in ans.passages if j.verdict == "answers"] == [
+        (j.passage.title, j.passage.title == "cabin.md") for j in ans.passages]
     assert max(range(3), key=lambda i: ans.passages[i].relevance) == 1
     assert engine.last_generate_calls == 1
     assert ans.segments and streamed == ans.segments
