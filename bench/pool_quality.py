@@ -1,0 +1,112 @@
+"""Issue 17: how well a sentence ranking picks the answer from each question's whole pool of
+quotable sentences, as annotators judged the pools (bench/sentence_pools.py). Prints
+figures, asserts nothing.
+
+    python bench/pool_quality.py                       # the shipped combination, stored in the pools
+    python bench/pool_quality.py --model-dir DIR       # another relevance model beside it
+
+For each question the answer path quotes the best `max_quotes` sentences by its probability
+and shows as the answer (✔) those at or above a floor and a share of the best one
+(extract.answer_roles). Here, per corpus:
+- ceiling: questions with any answering sentence in the pool (search's share of the limit);
+- P@1: the first quote answers; hit@4: one of the four quotes answers;
+- per role rule (floor, ratio): the share of ✔ sentences that answer, ✔ sentences per
+  question, and the questions answered by a ✔ sentence;
+- AUC of "answers" against the rest over all candidates.
+These count sentences only (no subject lines, no reading context, no code blocks), so they
+track the judged answers' figures (bench_answer_judged.py) without being them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from sentence_pools import labels_of, load_pool  # noqa: E402
+
+RULES = ((0.2, 0.5), (0.3, 0.5), (0.3, 0.7), (0.4, 0.7), (0.5, 0.8), (0.0, 1.0))
+
+
+def auc(pos: np.ndarray, neg: np.ndarray) -> float:
+    if not len(pos) or not len(neg):
+        return float("nan")
+    allv = np.concatenate([pos, neg])
+    ranks = allv.argsort().argsort().astype(float) + 1
+    # ties: average ranks
+    order = np.argsort(allv, kind="mergesort")
+    sv = allv[order]
+    i = 0
+    while i < len(sv):
+        j = i
+        while j + 1 < len(sv) and sv[j + 1] == sv[i]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    return float((ranks[:len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
+
+
+def evaluate(questions: list[tuple[list[int], list[float]]], *, max_quotes: int = 4,
+             rules=RULES) -> dict:
+    """questions: per question (labels, probabilities) over its candidates."""
+    n = len(questions)
+    out = {"n": n, "ceiling": 0, "p1": 0, "hit4": 0, "rules": {}}
+    pos, neg = [], []
+    for lab, p in questions:
+        if not lab:
+            continue
+        lab_a, p_a = np.array(lab), np.array(p, dtype=float)
+        pos += list(p_a[lab_a == 2])
+        neg += list(p_a[lab_a < 2])
+        order = np.argsort(-p_a, kind="stable")[:max_quotes]
+        out["ceiling"] += int((lab_a == 2).any())
+        out["p1"] += int(lab_a[order[0]] == 2)
+        out["hit4"] += int((lab_a[order] == 2).any())
+        best = p_a[order[0]]
+        for f, r in rules:
+            shown = [k for k in order if p_a[k] >= f and p_a[k] >= r * best]
+            t = out["rules"].setdefault((f, r), [0, 0, 0])
+            t[0] += len(shown)
+            t[1] += int(sum(lab_a[k] == 2 for k in shown))
+            t[2] += int(any(lab_a[k] == 2 for k in shown))
+    out["auc"] = auc(np.array(pos), np.array(neg))
+    return out
+
+
+def show(name: str, res: dict) -> None:
+    n = res["n"]
+    print(f"  {name}: {n} questions; ceiling {res['ceiling'] / n:.3f}, P@1 {res['p1'] / n:.3f}, "
+          f"hit@4 {res['hit4'] / n:.3f}, AUC {res['auc']:.3f}")
+    for (f, r), (shown, hit, answered) in res["rules"].items():
+        print(f"      ✔ at >= {f:.1f} and >= {r:.1f} x best: share {hit / max(shown, 1):.3f} "
+              f"({hit}/{shown}, {shown / n:.2f} a question), answered {answered / n:.3f}")
+
+
+def stored(corpus: str, key: str) -> list[tuple[list[int], list[float]]]:
+    pool = load_pool(corpus)
+    lab = labels_of(corpus)
+    return [(lab[r["qid"]], [c[key] for c in r["candidates"]]) for r in pool if r["qid"] in lab]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpora", default="postgres,debref,zsh")
+    ap.add_argument("--keys", default="combined,model,scorer")
+    args = ap.parse_args()
+    for name in args.corpora.split(","):
+        print(f"{name}:")
+        for key in args.keys.split(","):
+            show(key, evaluate(stored(name, key)))
+
+
+if __name__ == "__main__":
+    main()
