@@ -97,15 +97,75 @@ def stored(corpus: str, key: str) -> list[tuple[list[int], list[float]]]:
     return [(lab[r["qid"]], [c[key] for c in r["candidates"]]) for r in pool if r["qid"] in lab]
 
 
+def model_scores(corpus: str, model_dir: str) -> list[list[float]]:
+    """Per question of the pool, per candidate: the model's probability (as the answer path
+    asks it: title, subject line, sentence), cached under bench/out/pools/."""
+    import hashlib
+    import json
+
+    from indexer.relevance_model import RelevanceModel, unit_text
+
+    d = Path(model_dir)
+    key = hashlib.sha1(b"".join((d / f).read_bytes() for f in ("relevance.int8.onnx", "relevance.json"))
+                       ).hexdigest()[:12]
+    cache = HERE / "out" / "pools" / f"scores-{corpus}-{key}.json"
+    if cache.exists():
+        return json.loads(cache.read_text())
+    rm = RelevanceModel(d)
+    out = []
+    for r in load_pool(corpus):
+        titles = {p["rank"]: p["title"] for p in r["passages"]}
+        texts = [unit_text(titles[c["passage"]], c["subject"], c["sentence"]) for c in r["candidates"]]
+        out.append([float(x) for x in rm.probabilities(r["question"], texts)] if texts else [])
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(out))
+    return out
+
+
+def logit(p) -> np.ndarray:  # noqa: ANN001
+    p = np.clip(np.asarray(p, dtype=float), 1e-6, 1 - 1e-6)
+    return np.log(p / (1 - p))
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1e-3, steps: int = 4000) -> np.ndarray:
+    xb = np.hstack([x, np.ones((len(x), 1))])
+    w = np.zeros(xb.shape[1])
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-(xb @ w)))
+        w -= 0.5 * (xb.T @ (p - y) / len(y) + l2 * np.r_[w[:-1], 0.0])
+    return w
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpora", default="postgres,debref,zsh")
     ap.add_argument("--keys", default="combined,model,scorer")
+    ap.add_argument("--model-dir", default="", help="a relevance model to measure beside the stored figures")
     args = ap.parse_args()
-    for name in args.corpora.split(","):
+    names = args.corpora.split(",")
+    feats: dict[str, list[tuple[list[int], np.ndarray]]] = {}
+    if args.model_dir:
+        for name in names:
+            pool = load_pool(name)
+            lab = labels_of(name)
+            scores = model_scores(name, args.model_dir)
+            feats[name] = [(lab[r["qid"]], np.c_[logit(s), logit([c["scorer"] for c in r["candidates"]])])
+                           for r, s in zip(pool, scores) if r["qid"] in lab and s]
+    for name in names:
         print(f"{name}:")
         for key in args.keys.split(","):
             show(key, evaluate(stored(name, key)))
+        if feats:
+            show("new model", evaluate([(y, list(1 / (1 + np.exp(-x[:, 0])))) for y, x in feats[name]]))
+            others = [row for o in names if o != name for row in feats[o]]
+            if others:   # the combination with the scorer fitted on the other corpora
+                x = np.vstack([x for _, x in others])
+                y = np.concatenate([np.array(lab) == 2 for lab, _ in others]).astype(float)
+                w = fit_logistic(x, y)
+                print(f"    fit on {'+'.join(o for o in names if o != name)}: z = {w[0]:.3f} model "
+                      f"+ {w[1]:.3f} scorer + {w[2]:.3f}")
+                show("new model + scorer", evaluate([(lab, list(1 / (1 + np.exp(-(x @ w[:2] + w[2])))))
+                                                     for lab, x in feats[name]]))
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 DATA = REPO / "bench" / "data" / "relevance"
 TRAINING_CORPORA = ("kernel", "git", "rust")   # the shipped model's; vim's labels: --corpora
+MEASURED = ("postgres", "debref", "zsh")        # corpora left out: figures only, never training
 
 
 def load_labelled(corpora=TRAINING_CORPORA, data: Path = DATA) -> list[dict]:  # noqa: ANN001
@@ -60,6 +61,37 @@ def load_labelled(corpora=TRAINING_CORPORA, data: Path = DATA) -> list[dict]:  #
             if y is not None:
                 rows.append({**c, "label": y, "corpus": name})
     return rows
+
+
+def load_pools(corpora, data: Path = DATA) -> list[dict]:  # noqa: ANN001
+    """The whole sentence pools annotators judged (bench/data/relevance/pools/, the median of
+    each question's annotators), one dict per candidate, like load_labelled's rows."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from sentence_pools import POOLS, labels_of, load_pool
+
+    pools = data / "pools" if (data / "pools").is_dir() else POOLS
+    rows = []
+    for name in corpora:
+        if not (pools / f"pool-{name}.jsonl").exists():
+            continue
+        labels = labels_of(name, pools)
+        for q in load_pool(name, pools):
+            lab = labels.get(q["qid"])
+            if lab is None:
+                continue
+            titles = {p["rank"]: p["title"] for p in q["passages"]}
+            for c, y in zip(q["candidates"], lab):
+                rows.append({"qid": q["qid"], "question": q["question"], "title": titles[c["passage"]],
+                             "subject": c["subject"], "sentence": c["sentence"], "label": y,
+                             "corpus": name, "shipped": c.get("combined", c["scorer"])})
+    return rows
+
+
+def merged(pool_rows: list[dict], pair_rows: list[dict]) -> list[dict]:
+    """Pool rows, and the sampled pairs of earlier rounds that the pools do not hold (a
+    question and sentence judged in both keep the pool's label)."""
+    seen = {(r["qid"], " ".join(r["sentence"].split())) for r in pool_rows}
+    return pool_rows + [r for r in pair_rows if (r["qid"], " ".join(r["sentence"].split())) not in seen]
 
 
 def pair_of(row: dict) -> tuple[str, str]:
@@ -118,18 +150,46 @@ def build(arch: str, base: Path):  # noqa: ANN201
     return {"cross": Cross, "cross-cls": CrossCls, "bi": Bi}[arch]()
 
 
+def groups_of(rows: list[dict]) -> list[list[int]]:
+    """Row indices grouped by question, in the rows' order."""
+    by_q: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        by_q.setdefault(r["qid"], []).append(i)
+    return list(by_q.values())
+
+
+def sample_group(group: list[int], rows: list[dict], rng: random.Random, negatives: int) -> list[int]:
+    """A question's answering rows and at most `negatives` others: half the hardest by the
+    shipped answer path's probability (what the model must learn to tell apart), half at
+    random."""
+    pos = [i for i in group if rows[i]["label"] == 2]
+    neg = [i for i in group if rows[i]["label"] != 2]
+    if len(neg) <= negatives:
+        return pos + neg
+    neg.sort(key=lambda i: -rows[i].get("shipped", rows[i].get("scorer", 0.0)))
+    hard = neg[:negatives // 2]
+    rest = neg[negatives // 2:]
+    return pos + hard + rng.sample(rest, negatives - len(hard))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", choices=("cross", "cross-cls", "bi"), default="bi")
     ap.add_argument("--epochs", type=int, default=3)
-    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--batch", type=int, default=16, help="pairs a step (pointwise loss)")
+    ap.add_argument("--groups", type=int, default=4, help="questions a step (--loss list/both)")
+    ap.add_argument("--negatives", type=int, default=15, help="non-answering sentences a question a step")
+    ap.add_argument("--loss", choices=("point", "list", "both"), default="point",
+                    help="point: BCE on pairs (the shipped model); list: softmax over each question's "
+                         "sentences; both: their sum")
     ap.add_argument("--lr", type=float, default=3e-5)
     ap.add_argument("--head-lr", type=float, default=1e-3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--data-dir", default=str(DATA), help="where the labelled sentences are")
     ap.add_argument("--corpora", default=",".join(TRAINING_CORPORA),
-                    help="training corpora whose labels to use (never postgres or debref)")
+                    help="training corpora whose sampled pairs to use (never a corpus measured on)")
+    ap.add_argument("--pools", default="", help="training corpora whose judged whole pools to use")
     ap.add_argument("--limit", type=int, default=0, help="first N pairs only (a smoke test)")
     ap.add_argument("--out-dir", default="", help="where the model goes (default: the shipped folder)")
     ap.add_argument("--ckpt", default=str(REPO / "bench" / "out" / "relevance-model"))
@@ -149,18 +209,24 @@ def main() -> None:
     ckpt = Path(args.ckpt) / args.arch
     ckpt.mkdir(parents=True, exist_ok=True)
     out_dir = Path(args.out_dir) if args.out_dir else MODEL_DIR
-    corpora = tuple(args.corpora.split(","))
-    if {"postgres", "debref"} & set(corpora):
-        raise SystemExit("postgres and debref are the corpora left out for measuring: never train on them")
-    rows = load_labelled(corpora, data=Path(args.data_dir))
+    corpora = tuple(x for x in args.corpora.split(",") if x)
+    pool_corpora = tuple(x for x in args.pools.split(",") if x)
+    if set(MEASURED) & (set(corpora) | set(pool_corpora)):
+        raise SystemExit(f"{', '.join(MEASURED)} are the corpora left out for measuring: never train on them")
+    rows = merged(load_pools(pool_corpora, data=Path(args.data_dir)),
+                  load_labelled(corpora, data=Path(args.data_dir)))
     if args.limit:
         rows = random.Random(args.seed).sample(rows, min(args.limit, len(rows)))
     pairs = [pair_of(r) for r in rows]
     y_all = [1.0 if r["label"] == 2 else 0.0 for r in rows]
+    groups = [g for g in groups_of(rows) if any(y_all[i] for i in g)]
     tok = AutoTokenizer.from_pretrained(base, local_files_only=True)
     model = build(args.arch, base)
-    order = list(range(len(pairs)))
-    steps = (len(order) + args.batch - 1) // args.batch
+    rng = random.Random(args.seed)
+    if args.loss == "point":
+        steps = (len(pairs) + args.batch - 1) // args.batch
+    else:
+        steps = (len(groups) + args.groups - 1) // args.groups
     total = steps * args.epochs
     head_names = ("head.", "scale", "shift", "inner.classifier")
     head = [p for n, p in model.named_parameters() if n.startswith(head_names)]
@@ -172,29 +238,53 @@ def main() -> None:
         opt, lambda s: min(1.0, (s + 1) / warm) * max(0.0, (total - s) / max(1, total - warm)))
     pos = sum(y_all)
     loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor((len(y_all) - pos) / max(pos, 1.0)))
-    print(f"{len(pairs)} pairs ({int(pos)} answer), {steps} steps/epoch, {args.epochs} epochs, "
-          f"arch {args.arch}", flush=True)
+    print(f"{len(pairs)} pairs ({int(pos)} answer) of {len(groups_of(rows))} questions "
+          f"({len(groups)} with an answer), {steps} steps/epoch, {args.epochs} epochs, "
+          f"arch {args.arch}, loss {args.loss}", flush=True)
 
     def logits_of(part: list[int]):  # noqa: ANN202
         if args.arch != "bi":
             enc = tok([pairs[i][0] for i in part], [pairs[i][1] for i in part], padding=True,
                       truncation="only_second", max_length=MAX_PIECES, return_tensors="pt")
             return model(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"])
-        qa = tok([pairs[i][0] for i in part], padding=True, truncation=True, max_length=MAX_PIECES,
-                 return_tensors="pt")
+        qs = list(dict.fromkeys(pairs[i][0] for i in part))     # a question embedded once
+        qa = tok(qs, padding=True, truncation=True, max_length=MAX_PIECES, return_tensors="pt")
         sa = tok([pairs[i][1] for i in part], padding=True, truncation=True, max_length=MAX_PIECES,
                  return_tensors="pt")
-        cos = (model.embed(qa["input_ids"], qa["attention_mask"]) *
-               model.embed(sa["input_ids"], sa["attention_mask"])).sum(-1)
+        qv = model.embed(qa["input_ids"], qa["attention_mask"])
+        at = torch.tensor([qs.index(pairs[i][0]) for i in part])
+        cos = (qv[at] * model.embed(sa["input_ids"], sa["attention_mask"])).sum(-1)
         return model.scale * (cos - model.shift)
 
+    def step_loss(part_groups: list[list[int]]):  # noqa: ANN202
+        flat = [i for g in part_groups for i in g]
+        z = logits_of(flat)
+        y = torch.tensor([y_all[i] for i in flat])
+        loss = loss_fn(z, y) if args.loss == "both" else z.sum() * 0.0
+        at = 0
+        for g in part_groups:      # softmax over the question's sentences, every answer a target
+            zg, yg = z[at:at + len(g)], y[at:at + len(g)]
+            at += len(g)
+            loss = loss + (torch.logsumexp(zg, 0) - torch.logsumexp(zg[yg > 0], 0)) / len(part_groups)
+        return loss
+
+    order = list(range(len(pairs)))
     for epoch in range(args.epochs):
         model.train()
         random.Random(args.seed + epoch).shuffle(order)
-        t0, run = time.time(), 0.0
+        gorder = list(range(len(groups)))
+        random.Random(args.seed + epoch).shuffle(gorder)
+        t0, run, seen = time.time(), 0.0, 0
         for step in range(steps):
-            part = order[step * args.batch:(step + 1) * args.batch]
-            loss = loss_fn(logits_of(part), torch.tensor([y_all[i] for i in part]))
+            if args.loss == "point":
+                part = order[step * args.batch:(step + 1) * args.batch]
+                loss = loss_fn(logits_of(part), torch.tensor([y_all[i] for i in part]))
+                seen += len(part)
+            else:
+                chosen = [sample_group(groups[k], rows, rng, args.negatives)
+                          for k in gorder[step * args.groups:(step + 1) * args.groups]]
+                loss = step_loss(chosen)
+                seen += sum(len(g) for g in chosen)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
@@ -203,15 +293,17 @@ def main() -> None:
             run = 0.95 * run + 0.05 * float(loss.detach()) if step else float(loss.detach())
             if step % 25 == 0:
                 print(f"epoch {epoch + 1} step {step}/{steps} loss {run:.3f} "
-                      f"{(step + 1) * args.batch / (time.time() - t0):.1f} pairs/s", flush=True)
+                      f"{seen / (time.time() - t0):.1f} pairs/s", flush=True)
         torch.save(model.state_dict(), ckpt / "model.pt")
         print(f"epoch {epoch + 1} done in {time.time() - t0:.0f} s", flush=True)
 
     info = {"version": time.strftime("%Y-%m-%d"), "arch": "bi" if args.arch == "bi" else "cross",
             "base": "sentence-transformers/all-MiniLM-L6-v2", "max_pieces": MAX_PIECES,
             "pairs": len(pairs), "answer_pairs": int(pos), "epochs": args.epochs, "lr": args.lr,
-            "head_lr": args.head_lr, "batch": args.batch, "seed": args.seed,
+            "head_lr": args.head_lr, "batch": args.batch, "seed": args.seed, "loss": args.loss,
+            "groups": args.groups, "negatives": args.negatives,
             "training_corpora": sorted({r["corpus"] for r in rows}),
+            "pools": sorted({r["corpus"] for r in rows if "shipped" in r}),
             "target": "annotator label 2 (answers) vs 0/1"}
     if args.arch == "bi":
         info["scale"], info["shift"] = float(model.scale), float(model.shift)
