@@ -257,3 +257,19 @@ def test_a_numbered_section_heading_is_never_a_quotes_subject():
     term = "max_wal_senders (integer)\n\nSpecifies the maximum number of concurrent connections."
     (unit,) = candidate_units(term)
     assert subject_of(term, unit).text == "max_wal_senders (integer)"
+
+
+def test_a_documentations_note_is_quotable_but_the_prompts_note_is_not():
+    """git-http-push(1)'s NOTE paragraph holds the answer to "why does http-push not work
+    with my old libcurl?": an admonition's label opens content in a passage, while a model
+    that writes "Note (...):" gives the prompt back."""
+    from localrag.answering.generate.extract import candidate_units
+
+    text = ("DESCRIPTION\n\nSends missing objects to remote repository, and updates the\n"
+            "remote branch.\n\nNOTE: This command is temporarily disabled if your libcurl\n"
+            "is older than 7.16, as the combination has been reported\n"
+            "not to work and sometimes corrupts repository.\n")
+    units = [u.text for u in candidate_units(text, question="http-push libcurl too old")]
+    assert units[1].startswith("NOTE: This command is temporarily disabled")
+    assert text[text.index("NOTE"):].startswith(units[1][:20])
+    assert noise_kind("Note (git-http-push.txt): the command pushes objects.") == "echo"

@@ -557,6 +557,15 @@ answering (table cells such as "Number of days before a password is going to exp
 captions, "... unless $HOME itself is on a" where the chunk ended)."""
 
 
+_ADMONITION = re.compile(r"^(?:NOTE|Note|WARNING|Warning|TIP|Tip|IMPORTANT|Important|CAUTION|"
+                         r"Caution|HINT|Hint):\s+(?=\S)")
+"""A documentation admonition's label ("NOTE: This command is temporarily disabled if your
+libcurl is older than 7.16, ..."): in a passage it opens content, not the prompt's "Note
+(title):" given back (noise.is_echo), so the noise test reads the sentence without it. The
+quote keeps it. Found by annotators judging whole pools: git's and the kernel's NOTE
+paragraphs held answers and were never candidates."""
+
+
 def candidate_units(text: str, *, question: str = "",
                     split: Callable[[str], list[Span]] = sentence_spans) -> list[Span]:
     """The units of a passage worth quoting: prose, not noise."""
@@ -570,7 +579,8 @@ def candidate_units(text: str, *, question: str = "",
             #                          verb, a caption, or a sentence the chunk's end cut off
         if is_continuation(span.text):
             continue                 # the rest of a sentence an example cut in two
-        kind = noise_kind(span.text, question=question, earlier=[s.text for s in out])
+        kind = noise_kind(_ADMONITION.sub("", span.text), question=question,
+                          earlier=[s.text for s in out])
         if kind is None or (kind == "filler" and code_after(text, span) is not None):
             out.append(span)         # "... like this:" is no filler when its code follows
     return out
