@@ -67,6 +67,11 @@ def main() -> None:
     ap.add_argument("--rerank", action="store_true",
                     help="also the learned ranker's order (Index.search(rerank=True), the shipped weights)")
     ap.add_argument("--alphas", default="", help="also score fusion at these alphas (e.g. 0.3,0.4,0.6)")
+    ap.add_argument("--sentence-rerank", default="",
+                    help="a relevance model's folder: also the fused top --depth reordered by each "
+                         "passage's best sentence (sentence_rerank.py), at --betas")
+    ap.add_argument("--depth", type=int, default=20)
+    ap.add_argument("--betas", default="0.25,0.5,1,2")
     args = ap.parse_args()
     from bench_relevance import index_dir
     from bench_retrieval import LocalIndex
@@ -74,6 +79,11 @@ def main() -> None:
     from indexer import search
 
     alphas = [float(a) for a in args.alphas.split(",") if a]
+    betas = [float(b) for b in args.betas.split(",") if b] if args.sentence_rerank else []
+    if betas:
+        from sentence_rerank import PassageScorer
+
+        scorer = PassageScorer(args.sentence_rerank)
     print(f"recall@{args.k} of natural questions: judged (a passage labelled 'answers') and by the "
           f"key-phrase rule; [n] passages of those top {args.k}s nobody judged (counted as not answering)")
     results: dict[str, dict[str, float]] = {}   # corpus -> side -> judged recall
@@ -84,7 +94,8 @@ def main() -> None:
             continue
         local = LocalIndex(index_dir(name), "onnx-int8")
         qs = questions(corpus(name), "natural")
-        sides = SIDES + (("reranked",) if args.rerank else ()) + tuple(f"alpha {a:g}" for a in alphas)
+        sides = SIDES + (("reranked",) if args.rerank else ()) + tuple(f"alpha {a:g}" for a in alphas) \
+            + tuple(f"beta {b:g}" for b in betas)
         judged = {s: 0 for s in sides}
         phrase = {s: 0 for s in sides}
         unjudged = {s: 0 for s in sides}
@@ -101,6 +112,14 @@ def main() -> None:
                 lists["reranked"] = [p.chunk_id for p in local.idx.search(q.question, k=args.k, rerank=True)]
             for a in alphas:
                 lists[f"alpha {a:g}"] = [cid for cid, _ in search.fuse(dense, lexical, alpha=a)][:args.k]
+            if betas:
+                fused = search.fuse(dense, lexical)[:args.depth]
+                head = local.idx.store.fetch_chunks([cid for cid, _ in fused])
+                best = scorer.best(q.question, [(cid, head[cid][2], head[cid][3]) for cid, _ in fused
+                                                if cid in head])
+                pins = search.lexical_winners(lexical)
+                for b in betas:
+                    lists[f"beta {b:g}"] = scorer.order(fused, best, beta=b, pinned=pins)[:args.k]
             rows = local.idx.store.fetch_chunks(list({c for ids in lists.values() for c in ids}))
             key = norm(q.key_phrase)
             for side, ids in lists.items():
@@ -139,6 +158,9 @@ def main() -> None:
         if alphas:
             print(f"  score fusion (shipped alpha {search.ALPHA:g}) at other alphas: " + "; ".join(
                 f"{side} {figure(side)}" for side in sides if side.startswith("alpha")))
+        if betas:
+            print(f"  fused top {args.depth} reordered by the best sentence: " + "; ".join(
+                f"{side} {figure(side)}" for side in sides if side.startswith("beta")))
         print(f"  fused top-{args.k} passages holding the key phrase judged 'answers': {agree[0]} of {agree[1]}")
         if args.write_fused:
             path = REL / f"fused-{name}.jsonl"

@@ -193,6 +193,8 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0, help="first N pairs only (a smoke test)")
     ap.add_argument("--out-dir", default="", help="where the model goes (default: the shipped folder)")
     ap.add_argument("--ckpt", default=str(REPO / "bench" / "out" / "relevance-model"))
+    ap.add_argument("--export-each", action="store_true",
+                    help="also export each epoch's model to OUT_DIR/epoch-N (to follow an experiment)")
     args = ap.parse_args()
 
     import numpy as np
@@ -296,6 +298,13 @@ def main() -> None:
                       f"{seen / (time.time() - t0):.1f} pairs/s", flush=True)
         torch.save(model.state_dict(), ckpt / "model.pt")
         print(f"epoch {epoch + 1} done in {time.time() - t0:.0f} s", flush=True)
+        if args.export_each and epoch + 1 < args.epochs:
+            meta = {"arch": "bi" if args.arch == "bi" else "cross", "max_pieces": MAX_PIECES,
+                    "epoch": epoch + 1}
+            if args.arch == "bi":
+                meta["scale"], meta["shift"] = float(model.scale), float(model.shift)
+            export(model, args.arch, base, out_dir / f"epoch-{epoch + 1}", meta, ckpt)
+            model.train()
 
     info = {"version": time.strftime("%Y-%m-%d"), "arch": "bi" if args.arch == "bi" else "cross",
             "base": "sentence-transformers/all-MiniLM-L6-v2", "max_pieces": MAX_PIECES,

@@ -753,6 +753,42 @@ def answer_probability(model: float, scorer: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
 
 
+def answer_features(question: str, passages: Sequence[str], titles: Sequence[str],
+                    candidates: Sequence[Candidate], scorer_features: Sequence[dict[str, float]],
+                    scorer_probs: Sequence[float], model_logits: Sequence[float]
+                    ) -> list[dict[str, float]]:
+    """Named signals of each candidate for ANSWER_COMBINATION: the relevance model's logit
+    and its gap to the question's best, the same for the quote scorer, what the sentence's
+    term or signature line and its passage's title hold of the question's terms, and the
+    best model logit of its passage against the question's best."""
+    def logit(p: float) -> float:
+        p = min(max(float(p), 1e-6), 1 - 1e-6)
+        return math.log(p / (1 - p))
+
+    model = [float(z) for z in model_logits]
+    scorer = [logit(p) for p in scorer_probs]
+    top_m = max(model, default=0.0)
+    top_s = max(scorer, default=0.0)
+    subjects = [subject_of(passages[c.passage], c.span) for c in candidates]
+    subject_texts = [s.text if s is not None else "" for s in subjects]
+    named = term_cover(question, [f"{subject_texts[k]} {titles[c.passage] if titles else ''}"
+                                  for k, c in enumerate(candidates)])
+    passage_best: dict[int, float] = {}
+    for c, z in zip(candidates, model):
+        passage_best[c.passage] = max(passage_best.get(c.passage, -1e9), z)
+    out = []
+    for k, c in enumerate(candidates):
+        f = scorer_features[k]
+        out.append({
+            "model": model[k], "model_below_best": model[k] - top_m,
+            "scorer": scorer[k], "scorer_below_best": scorer[k] - top_s,
+            "named": named[k], "described": float(bool(subject_texts[k])),
+            "passage_best": passage_best[c.passage] - top_m,
+            "terms": f["terms"], "cos": f["cos"], "rank": f["rank"],
+        })
+    return out
+
+
 def answer_text(passage: str, span: Span, title: str = "") -> str:
     """What the relevance model reads of a passage sentence: the passage's title, the
     term or signature line the sentence describes (subject_of), the sentence."""

@@ -1,0 +1,120 @@
+"""Issue 17: which signals, combined, pick the answering sentence from a question's pool?
+Prints figures, asserts nothing.
+
+    python bench/answer_combination.py --model-dir DIR [--fit-on loo|vim|...]
+
+For every judged pool (bench/sentence_pools.py) the candidates are recomputed from the
+pool's passages as the answer path computes them (extract.candidates_of, the quote scorer's
+features) and matched to the judged ones by passage and offset (a candidate the pool lacks,
+from a later change of the candidate rules, is left out). Each gets the relevance model's
+logit (the model in DIR) and the named features of extract.answer_features. A logistic
+combination is fitted on the corpora named by --fit-on (loo: each measured corpus in turn is
+left out and the others fit) and measured on the corpus left out with pool_quality's
+figures (P@1, hit@4, AUC, role rules).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from pool_quality import evaluate, fit_logistic, logit, show  # noqa: E402
+from sentence_pools import labels_of, load_pool  # noqa: E402
+
+MEASURED = ("postgres", "debref", "zsh")
+
+
+def model_key(model_dirs: list[Path]) -> str:
+    return hashlib.sha1(b"".join((d / f).read_bytes() for d in model_dirs
+                                 for f in ("relevance.int8.onnx", "relevance.json"))).hexdigest()[:12]
+
+
+def pool_features(corpus: str, model_dirs: list[Path], emb) -> list[dict]:  # noqa: ANN001
+    """Per judged question: {"qid", "labels", "names", "x"} (x: one row of features per
+    matched candidate), cached under bench/out/pools/."""
+    from indexer.relevance_model import RelevanceModel
+    from localrag.answering.generate import extract as ex
+
+    cache = HERE / "out" / "pools" / f"feats-{corpus}-{model_key(model_dirs)}.json"
+    if cache.exists():
+        return json.loads(cache.read_text())
+    rms = [RelevanceModel(d) for d in model_dirs]
+    labels = labels_of(corpus)
+    out = []
+    for r in load_pool(corpus):
+        lab = labels.get(r["qid"])
+        if lab is None:
+            continue
+        texts = [p["text"] for p in r["passages"]]
+        titles = [p["title"] for p in r["passages"]]
+        cands = ex.candidates_of(r["question"], texts)
+        judged = {(c["passage"] - 1, c["start"]): y for c, y in zip(r["candidates"], lab)}
+        keep = [k for k, c in enumerate(cands) if (c.passage, c.span.start) in judged]
+        if not keep:
+            continue
+        feats, probs = ex.score_candidates(r["question"], texts, cands, emb.encode)
+        unit_texts = [ex.answer_text(texts[c.passage], c.span, titles[c.passage]) for c in cands]
+        model = np.mean([rm.logits(r["question"], unit_texts) for rm in rms], axis=0)   # an ensemble: the mean
+        rows = ex.answer_features(r["question"], texts, titles, cands, feats, probs, model)
+        names = list(rows[0])
+        out.append({"qid": r["qid"], "labels": [judged[(cands[k].passage, cands[k].span.start)] for k in keep],
+                    "names": names, "x": [[rows[k][n] for n in names] for k in keep]})
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(out))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model-dir", required=True, help="a relevance model, or several (comma): their mean logit")
+    ap.add_argument("--corpora", default=",".join(MEASURED))
+    ap.add_argument("--fit-on", default="loo", help="loo, or corpora to fit on (e.g. vim)")
+    ap.add_argument("--features", default="", help="a comma list of feature names (default: all)")
+    ap.add_argument("--l2", type=float, default=1e-2)
+    args = ap.parse_args()
+    from indexer.embedder import Embedder
+
+    emb = Embedder()
+    model_dir = [Path(d) for d in args.model_dir.split(",")]
+    measured = args.corpora.split(",")
+    fit_on = [] if args.fit_on == "loo" else args.fit_on.split(",")
+    data = {c: pool_features(c, model_dir, emb) for c in dict.fromkeys(measured + fit_on)}
+    names = data[measured[0]][0]["names"]
+    use = [names.index(n) for n in args.features.split(",")] if args.features else list(range(len(names)))
+    print(f"features: {', '.join(names[i] for i in use)}")
+
+    def xy(corpora):  # noqa: ANN001, ANN202
+        x = np.vstack([np.array(q["x"])[:, use] for c in corpora for q in data[c]])
+        y = np.concatenate([np.array(q["labels"]) == 2 for c in corpora for q in data[c]]).astype(float)
+        return x, y
+
+    for name in measured:
+        train = fit_on or [c for c in measured if c != name]
+        x, y = xy(train)
+        mu, sd = x.mean(0), x.std(0) + 1e-9
+        w = fit_logistic((x - mu) / sd, y, l2=args.l2)
+        print(f"{name} (fitted on {'+'.join(train)}): " + ", ".join(
+            f"{names[i]} {wi / sd[j]:+.3f}" for j, (i, wi) in enumerate(zip(use, w[:-1]))))
+        qs = []
+        for q in data[name]:
+            z = ((np.array(q["x"])[:, use] - mu) / sd) @ w[:-1] + w[-1]
+            qs.append((q["labels"], list(1 / (1 + np.exp(-z)))))
+        show("fit", evaluate(qs))
+        model_at = names.index("model")
+        show("model alone", evaluate([(q["labels"], list(1 / (1 + np.exp(-np.array(q["x"])[:, model_at]))))
+                                      for q in data[name]]))
+
+
+if __name__ == "__main__":
+    main()
