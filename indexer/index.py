@@ -17,7 +17,7 @@ from indexer.options import IndexOptions
 from indexer.reasons import KINDS, is_valid_name, label, printable
 from indexer.records import (FileProblem, IndexProgress, IndexReport, IndexStatus, Passage,
                              ProblemGroup, RootInfo, WatchEvent)
-from indexer.search import hybrid_search, surrounding_text
+from indexer.search import PassageJudge, hybrid_search, surrounding_text
 from indexer.store import Store
 from indexer.updater import UpdateRun
 from indexer.vectors import VectorIndex
@@ -261,9 +261,12 @@ class Index:
 
     # --- reading --------------------------------------------------------------------
     def search(self, query: str, *, k: int = 5, rerank: bool = False,
-               rerank_depth: int | None = None) -> list[Passage]:
-        """The best `k` passages: dense + BM25 fused; with `rerank`, the fused top
-        `rerank_depth` reordered by the learned ranker (indexer/learned_rank.py)."""
+               rerank_depth: int | None = None, judge: PassageJudge | None = None,
+               judge_depth: int | None = None) -> list[Passage]:
+        """The best `k` passages: dense + BM25 fused; with a `judge` (the caller's relevance
+        model, search.PassageJudge), the fused top `judge_depth` reordered by what it finds
+        in them; else with `rerank`, the fused top `rerank_depth` reordered by the learned
+        ranker (indexer/learned_rank.py)."""
         if not query.strip() or k <= 0:
             return []
         stored = self.store.get_meta("embedding_model")
@@ -279,11 +282,12 @@ class Index:
             from indexer.learned_rank import shared_ranker
 
             ranker = shared_ranker()
-        from indexer.search import RERANK_DEPTH
+        from indexer.search import JUDGE_DEPTH, RERANK_DEPTH
 
         return hybrid_search(self.store, vectors, query_vec, query, k=k, ranker=ranker,
                              embed=self.embedder.encode,
-                             rerank_depth=RERANK_DEPTH if rerank_depth is None else rerank_depth)
+                             rerank_depth=RERANK_DEPTH if rerank_depth is None else rerank_depth,
+                             judge=judge, judge_depth=JUDGE_DEPTH if judge_depth is None else judge_depth)
 
     def surrounding(self, passage: Passage, *, chars: int = 1500) -> tuple[str, int, int]:
         return surrounding_text(self.store, passage, chars=chars)

@@ -51,6 +51,8 @@ class RelevanceModel:
         self._inputs: set[str] = set()
         self._lock = threading.Lock()
         self.info: dict = {}
+        self._memo_question: str | None = None
+        self._memo: dict[str, float] = {}   # the last question's logits by text (see logits)
 
     @property
     def available(self) -> bool:
@@ -108,22 +110,30 @@ class RelevanceModel:
     def logits(self, question: str, texts: Sequence[str]) -> np.ndarray:
         """One logit per text, in order (texts as unit_text makes them). Each text is run
         on its own: int8 activations are quantised per run, so in a batch a text's score
-        would move with its neighbours' (by up to 1 logit, measured)."""
+        would move with its neighbours' (by up to 1 logit, measured). The last question's
+        logits are kept by text: search's second stage (localrag.answering.passage_judge)
+        reads the sentences of 20 passages, and the answer path then asks again about the
+        five it keeps."""
         if not texts:
             return np.zeros(0, dtype=np.float32)
         with self._lock:
             self._load()
+            if question != self._memo_question:
+                self._memo_question, self._memo = question, {}
+            todo = list(dict.fromkeys(t for t in texts if t not in self._memo))
             try:
-                if self.info["arch"] == "cross":
-                    return np.array([self._run(self._tok.encode(question, t))[0] for t in texts],
-                                    dtype=np.float32)
-                q = self._run(self._tok.encode(question))
-                cos = np.array([float(self._run(self._tok.encode(t)) @ q) for t in texts],
-                               dtype=np.float32)
+                if todo and self.info["arch"] == "cross":
+                    got = [self._run(self._tok.encode(question, t))[0] for t in todo]
+                elif todo:
+                    q = self._run(self._tok.encode(question))
+                    cos = np.array([float(self._run(self._tok.encode(t)) @ q) for t in todo])
+                    got = list(float(self.info["scale"]) * (cos - float(self.info["shift"])))
             except Exception as e:  # a model file of another shape than its relevance.json says
                 raise RelevanceModelMissing(f"The relevance model in {self.model_dir} cannot be "
                                             f"run ({type(e).__name__}: {e}); reinstall localrag") from e
-            return float(self.info["scale"]) * (cos - float(self.info["shift"]))
+            if todo:
+                self._memo.update(zip(todo, (float(x) for x in got)))
+            return np.array([self._memo[t] for t in texts], dtype=np.float32)
 
     def probabilities(self, question: str, texts: Sequence[str]) -> np.ndarray:
         return 1.0 / (1.0 + np.exp(-np.clip(self.logits(question, texts), -50, 50)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Sequence
 
 from indexer.bm25 import STOPWORDS
 from indexer.records import Passage
@@ -191,10 +192,39 @@ def rerank_learned(ranker, query: str, query_vec, dense: list[tuple[int, float]]
     return keep + head + [c for c in ids if c not in done], logits
 
 
+PassageJudge = Callable[[str, Sequence[tuple[str, str]]], Sequence[float]]
+"""(query, [(title, text) of each candidate passage]) -> per passage, the probability that
+it holds the answer: localrag's relevance model read over the passage's sentences, given
+by the caller (localrag.answering.passage_judge), so the indexer knows nothing of it."""
+JUDGE_DEPTH = 20     # fused candidates a passage judge reads (bench/judged_recall.py)
+JUDGE_WEIGHT = 1.0   # beta: fused score over the best one's + beta x the judge's probability
+
+
+def rerank_judged(judge: PassageJudge, query: str, fused: list[tuple[int, float]], rows: dict, *,
+                  depth: int = JUDGE_DEPTH, weight: float = JUDGE_WEIGHT,
+                  keep_first: Sequence[int] = ()) -> tuple[list[int], dict[int, float]]:
+    """The first `depth` fused ids reordered by their fused score (over the best one's) plus
+    `weight` x the judge's probability that they hold the answer; pinned lexical winners
+    (`keep_first`) stay first, so an exact match is never moved down. Returns the order and
+    the combined scores by id."""
+    head = [(cid, s) for cid, s in fused[:depth] if cid in rows]
+    if not head:
+        return [cid for cid, _ in fused], {}
+    probs = judge(query, [(rows[cid][2], rows[cid][3]) for cid, _ in head])
+    top = max(s for _, s in head) or 1.0
+    scores = {cid: s / top + weight * float(p) for (cid, s), p in zip(head, probs)}
+    keep = [c for c in keep_first if c in scores]
+    order = keep + sorted((c for c in scores if c not in keep), key=lambda c: -scores[c])
+    done = set(order)
+    return order + [cid for cid, _ in fused if cid not in done], scores
+
+
 def hybrid_search(store: Store, vectors: VectorIndex | None, query_vec, query: str, *, k: int,
-                  ranker=None, embed=None, rerank_depth: int = RERANK_DEPTH  # noqa: ANN001
+                  ranker=None, embed=None, rerank_depth: int = RERANK_DEPTH,  # noqa: ANN001
+                  judge: PassageJudge | None = None, judge_depth: int = JUDGE_DEPTH
                   ) -> list[Passage]:
-    """Dense + BM25, fused by score (lexical winners first); with a `ranker`
+    """Dense + BM25, fused by score (lexical winners first); with a `judge`, the fused top
+    `judge_depth` reordered by what it finds in them (rerank_judged); else with a `ranker`
     (indexer.learned_rank.LearnedRanker) and `embed`, the fused top `rerank_depth`
     reordered by it."""
     depth = max(DEPTH, 2 * k)
@@ -202,11 +232,21 @@ def hybrid_search(store: Store, vectors: VectorIndex | None, query_vec, query: s
     pins = lexical_winners(lexical)
     fused = fuse(dense, lexical, pinned=pins)
     candidates = [cid for cid, _ in fused[:depth]]
-    reranking = ranker is not None and embed is not None and rerank_depth > 0 and query_vec is not None
-    want = max(k + 10, 2 * k, rerank_depth if reranking else 0)
+    judging = judge is not None and judge_depth > 0
+    reranking = not judging and ranker is not None and embed is not None and rerank_depth > 0 \
+        and query_vec is not None
+    want = max(k + 10, 2 * k, rerank_depth if reranking else 0, judge_depth if judging else 0)
     rows = store.fetch_chunks(candidates[:want])
     scores = dict(fused)
-    if reranking:
+    if judging:
+        candidates, judged = rerank_judged(judge, query, fused[:depth], rows, depth=judge_depth,
+                                           keep_first=pins)
+        # the score a person sees follows the order they see (pinned winners above the rest)
+        top = max(judged.values(), default=0.0)
+        for i, cid in enumerate(pins):
+            judged[cid] = top + 0.01 * (len(pins) - i)
+        scores.update(judged)
+    elif reranking:
         candidates, logits = rerank_learned(ranker, query, query_vec, dense, lexical, fused[:depth],
                                             rows, vectors=vectors, embed=embed, depth=rerank_depth,
                                             keep_first=pins)

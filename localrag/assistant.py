@@ -165,8 +165,25 @@ class Assistant:
         return self.index.problem_files(state, kind, offset=offset, limit=limit)
 
     def search(self, query: str, *, k: int | None = None) -> list[Passage]:
-        return self.index.search(query, k=k or self.settings.k, rerank=self.settings.rerank,
-                                 rerank_depth=self.settings.rerank_depth)
+        return self._search(query, k or self.settings.k)
+
+    def _search(self, query: str, k: int) -> list[Passage]:
+        """The index's search with the settings' second stage: the relevance model's
+        passage judge (relevance_rerank), else the learned ranker (rerank)."""
+        return self.index.search(query, k=k, rerank=self.settings.rerank,
+                                 rerank_depth=self.settings.rerank_depth, judge=self._passage_judge())
+
+    def _passage_judge(self) -> Any:
+        """localrag.answering.passage_judge.SentenceJudge over the shipped relevance model, or
+        None (relevance_rerank off, or the model missing from a broken install: the fused
+        order, and answers say the model is missing)."""
+        if not self.settings.relevance_rerank:
+            return None
+        from indexer.relevance_model import shipped_probabilities
+        from localrag.answering.passage_judge import SentenceJudge
+
+        answers = shipped_probabilities()
+        return SentenceJudge(answers) if answers is not None else None
 
     def surrounding(self, passage: Passage, *, chars: int = 1500) -> tuple[str, int, int]:
         """Text around a cited passage and the passage's span inside it."""
@@ -307,8 +324,7 @@ class Assistant:
             query = self_contained_query(question, self._history)
             answer = engine.answer(
                 question,
-                retrieve=lambda q, k: self.index.search(q, k=k, rerank=self.settings.rerank,
-                                                        rerank_depth=self.settings.rerank_depth),
+                retrieve=self._search,
                 search_query=query,
                 history=list(self._history),
                 index_empty=index_empty,

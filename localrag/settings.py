@@ -64,13 +64,20 @@ class Settings:
     model's whole window (512 for MiniLM). 256 indexes about 1.3x faster, but found the
     right passage less often on bench/bench_retrieval.py's dev questions."""
 
+    relevance_rerank: bool = True
+    """Search's second stage: the best 20 fused candidates of every search reordered by what
+    localrag's relevance model makes of their sentences (each passage's most answering
+    sentence, added to its fused score; BM25's exact-match winners stay first). It finds the
+    answer in the first five more often on every corpus measured (README, "Search quality");
+    about 0.5 s more per search on two cores. Off: the fused order (then `rerank` applies)."""
+
     rerank: bool = False
     """Reorder the best fused candidates of every search with localrag's learned ranker
     (indexer/learned_rank.py). Off by default: judged by annotators on the three corpora
     left out of its fitting it loses answers (one question of 40 on PostgreSQL's docs, two
     of 24 on zsh's, none gained), and fitted leave-one-corpus-out its gains (vim, git's
     natural questions) and losses (git's training questions, kernel) cancel (README, "The
-    ranking model"); about 0.1-0.3 s more per search."""
+    ranking model"); about 0.1-0.3 s more per search. Used only with `relevance_rerank` off."""
 
     rerank_depth: int = 20
     """Fused candidates the learned ranker reorders."""
