@@ -403,6 +403,7 @@ async def test_settings_are_saved_and_model_reloads(tmp_path, monkeypatch):
         screen.query_one("#set-w_sup").value = "2.5"
         screen.query_one("#set-strict").value = True
         screen.query_one("#set-rerank").value = True
+        screen.query_one("#set-relevance_rerank").value = False
         screen.query_one("#set-ocr").value = True
         screen.query_one("#set-model_path").value = str(model)
         await pilot.press("ctrl+s")
@@ -411,7 +412,7 @@ async def test_settings_are_saved_and_model_reloads(tmp_path, monkeypatch):
         assert not isinstance(app.screen, SettingsScreen)
         saved = Settings.load(fake.paths.settings_file)
         assert (saved.k, saved.w_sup, saved.strict, saved.model_path) == (7, 2.5, True, str(model))
-        assert (saved.rerank, saved.ocr) == (True, True)
+        assert (saved.rerank, saved.relevance_rerank, saved.ocr) == (True, False, True)
         assert fake.loaded is not None and fake.loaded.path == str(model)
 
 

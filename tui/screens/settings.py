@@ -25,6 +25,7 @@ FIELDS: list[tuple[str, str]] = [
     ("w_sup", "Weight: support"),
     ("w_use", "Weight: usefulness"),
     ("strict", "Strict mode (drop unsupported)"),
+    ("relevance_rerank", "Rerank search (relevance model)"),
     ("rerank", "Rerank search (learned ranker)"),
     ("ocr", "OCR scanned PDF pages"),
 ]
