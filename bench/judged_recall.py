@@ -175,6 +175,20 @@ def main() -> None:
         local.idx.close()
     if alphas and len(results) > 2:
         choose_alpha(results, search.ALPHA, alphas)
+    if betas and len(results) > 2:
+        choose_beta(results, betas)
+
+
+def choose_beta(results: dict[str, dict[str, float]], betas: list[float]) -> None:
+    """Leave-one-corpus-out: the beta (sentence rerank weight) with the best mean judged
+    recall on the other corpora (ties to the larger beta), reported on the corpus left out."""
+    print("\nthe sentence rerank's beta chosen on judged recall@5, each corpus left out:")
+    for out in results:
+        rest = [c for c in results if c != out]
+        mean = {b: sum(results[c][f"beta {b:g}"] for c in rest) / len(rest) for b in betas}
+        best = max(mean, key=lambda b: (round(mean[b], 9), b))
+        print(f"  {out}: beta {best:g} (mean on the others {mean[best]:.3f}) -> "
+              f"{results[out][f'beta {best:g}']:.3f} on {out} (fused {results[out]['fused']:.3f})")
 
 
 def choose_alpha(results: dict[str, dict[str, float]], shipped: float, alphas: list[float]) -> None:

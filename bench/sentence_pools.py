@@ -36,8 +36,14 @@ def marked_passage(text: str, cands: list[dict]) -> str:
     return out
 
 
-def render(row: dict) -> str:
-    lines = [f"=== QUESTION {row['qid']} ({len(row['candidates'])} marked sentences)",
+def render(row: dict, only: list[int] | None = None) -> str:
+    """A question for annotators; `only`: bracket just these candidates (the rest of the
+    text is there for reading)."""
+    if only is not None:
+        row = {**row, "candidates": [c for c in row["candidates"] if c["id"] in set(only)]}
+    lines = [f"=== QUESTION {row['qid']} ({len(row['candidates'])} marked sentences"
+             + (f": numbers {', '.join(str(c['id']) for c in row['candidates'])}" if only is not None else "")
+             + ")",
              f"Q: {row['question']}",
              f"hint: key phrase \"{row['key_phrase']}\" in {row['answer_file']}", ""]
     for p in row["passages"]:
@@ -89,9 +95,67 @@ def annotators(corpus: str, pools: Path = POOLS) -> dict[str, dict[str, str]]:
     """Per annotator (labels-<corpus>-<annotator>[-<batch>].jsonl), their labels."""
     out: dict[str, dict[str, str]] = {}
     for f in label_files(corpus, pools):
-        who = f.stem.split("-")[2]
+        who = f.stem[len(f"labels-{corpus}-"):].split("-")[0]
+        if not (who.isalpha() and who.isupper()):
+            continue                     # another pool's files (labels-zsh-v2-A-1 for zsh)
         out.setdefault(who, {}).update(read_labels(f))
     return out
+
+
+def _key(text: str) -> str:
+    return " ".join(text.split())
+
+
+def carry(old: str, new: str, pools: Path = POOLS) -> dict[str, dict[str, dict[int, int]]]:
+    """The labels of pool `old` carried to pool `new` (the same questions after a change of
+    search or of the candidate rules): per annotator, per question, {candidate id: label}
+    for each candidate of `new` whose sentence the same question's `old` pool held (the
+    label says whether that sentence answers that question, wherever it was found)."""
+    old_rows = {r["qid"]: r for r in load_pool(old, pools)}
+    out: dict[str, dict[str, dict[int, int]]] = {}
+    for who, labels in annotators(old, pools).items():
+        per_q = out.setdefault(who, {})
+        for r in load_pool(new, pools):
+            o = old_rows.get(r["qid"])
+            if o is None or r["qid"] not in labels:
+                continue
+            by_text = {_key(c["sentence"]): int(labels[r["qid"]][k]) for k, c in enumerate(o["candidates"])}
+            per_q[r["qid"]] = {c["id"]: by_text[_key(c["sentence"])] for c in r["candidates"]
+                               if _key(c["sentence"]) in by_text}
+    return out
+
+
+def uncarried(old: str, new: str, pools: Path = POOLS) -> dict[str, list[int]]:
+    """Per question of `new`, the candidate ids no annotator of `old` labelled."""
+    got = carry(old, new, pools)
+    first = next(iter(got.values()), {})
+    return {r["qid"]: [c["id"] for c in r["candidates"] if c["id"] not in first.get(r["qid"], {})]
+            for r in load_pool(new, pools)}
+
+
+def merge(old: str, new: str, pools: Path = POOLS) -> list[str]:
+    """labels-<new>-<annotator>-1.jsonl from the labels carried from `old` and the new
+    sentences' labels (new-<new>-<annotator>-<batch>.jsonl: {"qid", "labels": {id: label}}
+    for the uncarried ids only). Returns the problems (empty: every file complete)."""
+    errs = []
+    for who, carried in carry(old, new, pools).items():
+        fresh: dict[str, dict[int, int]] = {}
+        for f in sorted(pools.glob(f"new-{new}-{who}-*.jsonl")):
+            for line in f.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    d = json.loads(line)
+                    fresh.setdefault(d["qid"], {}).update({int(k): int(v) for k, v in d["labels"].items()})
+        lines = []
+        for r in load_pool(new, pools):
+            got = {**carried.get(r["qid"], {}), **fresh.get(r["qid"], {})}
+            missing = [c["id"] for c in r["candidates"] if c["id"] not in got]
+            if missing:
+                errs.append(f"{who} {r['qid']}: no label for {missing[:8]}")
+                continue
+            lines.append(json.dumps({"qid": r["qid"], "labels": "".join(
+                str(got[c["id"]]) for c in r["candidates"])}) + "\n")
+        (pools / f"labels-{new}-{who}-1.jsonl").write_text("".join(lines), encoding="utf-8")
+    return errs
 
 
 def labels_of(corpus: str, pools: Path = POOLS) -> dict[str, list[int]]:
@@ -116,6 +180,11 @@ def main() -> None:
     r.add_argument("--first", type=int, default=0)
     r.add_argument("--count", type=int, default=10**6)
     r.add_argument("--out", required=True)
+    r.add_argument("--only-new-from", default="", help="bracket only the sentences pool FROM's "
+                   "labels do not cover (see carry)")
+    m = sub.add_parser("merge", help="carried + new labels -> labels-<to>-<annotator>-1.jsonl")
+    m.add_argument("--from", dest="old", required=True)
+    m.add_argument("--to", dest="new", required=True)
     c = sub.add_parser("check")
     c.add_argument("--corpus", required=True)
     c.add_argument("--labels", required=True)
@@ -126,8 +195,20 @@ def main() -> None:
     args = ap.parse_args()
     if args.cmd == "render":
         rows = load_pool(args.corpus)[args.first:args.first + args.count]
-        Path(args.out).write_text("".join(render(x) for x in rows), encoding="utf-8")
-        print(f"{len(rows)} questions, {sum(len(x['candidates']) for x in rows)} sentences -> {args.out}")
+        if args.only_new_from:
+            todo = uncarried(args.only_new_from, args.corpus)
+            rows = [x for x in rows if todo.get(x["qid"])]
+            text = "".join(render(x, todo[x["qid"]]) for x in rows)
+            n = sum(len(todo[x["qid"]]) for x in rows)
+        else:
+            text = "".join(render(x) for x in rows)
+            n = sum(len(x["candidates"]) for x in rows)
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"{len(rows)} questions, {n} sentences -> {args.out}")
+    elif args.cmd == "merge":
+        errs = merge(args.old, args.new)
+        print("\n".join(errs) if errs else f"ok: labels-{args.new}-*-1.jsonl complete")
+        sys.exit(1 if errs else 0)
     elif args.cmd == "check":
         pool = load_pool(args.corpus)
         labels = read_labels(Path(args.labels))

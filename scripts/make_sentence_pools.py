@@ -8,8 +8,9 @@ at run time and (b) on the corpora left out, a measure of the quote choice itsel
 first quote an answer? is any?) that needs no answer to be recorded and judged again for
 each change.
 
-    python scripts/make_sentence_pools.py --corpora kernel,git,rust,vim        # training
-    python scripts/make_sentence_pools.py --corpora postgres,debref,zsh        # measuring
+    python scripts/make_sentence_pools.py --corpora kernel,git,rust,vim --fused   # training
+    python scripts/make_sentence_pools.py --corpora postgres,debref,zsh --fused   # measuring
+    python scripts/make_sentence_pools.py --corpora postgres,debref,zsh --tag v2  # search as shipped
     # -> bench/data/relevance/pools/pool-<corpus>.jsonl
 
 Questions: the training corpora's training questions (train-, train2-, heldout-<c>.jsonl:
@@ -55,6 +56,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpora", default=",".join(TRAINING + MEASURED))
     ap.add_argument("--no-model", action="store_true", help="leave the shipped model's figures out")
+    ap.add_argument("--fused", action="store_true",
+                    help="the fused order (the search of the first pools), not search as shipped "
+                         "with the relevance model's second stage")
+    ap.add_argument("--tag", default="", help="pool-<corpus>-<tag>.jsonl (labels carried by "
+                    "bench/sentence_pools.py merge --from <corpus> --to <corpus>-<tag>)")
     args = ap.parse_args()
     from bench_relevance import index_dir
     from bench_retrieval import LocalIndex
@@ -62,7 +68,11 @@ def main() -> None:
     from indexer.relevance_model import RelevanceModel
     from localrag.answering.generate import extract as ex
 
+    from indexer.relevance_model import shipped_probabilities
+    from localrag.answering.passage_judge import SentenceJudge
+
     rm = None if args.no_model else RelevanceModel()
+    judge = None if args.fused else SentenceJudge(shipped_probabilities())
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     for name in args.corpora.split(","):
         if name not in TRAINING + MEASURED:
@@ -70,7 +80,7 @@ def main() -> None:
         local = LocalIndex(index_dir(name), "onnx-int8")
         out = []
         for q in questions_of(name):
-            found = local.idx.search(q["question"], k=5)
+            found = local.idx.search(q["question"], k=5, judge=judge)
             texts = [p.text for p in found]
             titles = [p.title for p in found]
             cands = ex.candidates_of(q["question"], texts)
@@ -96,7 +106,7 @@ def main() -> None:
                                       "start_line": p.start_line, "text": p.text}
                                      for i, p in enumerate(found)],
                         "candidates": rows})
-        path = OUT_DIR / f"pool-{name}.jsonl"
+        path = OUT_DIR / f"pool-{name}{'-' + args.tag if args.tag else ''}.jsonl"
         path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in out), encoding="utf-8")
         n = sum(len(x["candidates"]) for x in out)
         print(f"{name}: {len(out)} questions, {n} candidate sentences -> {path}", flush=True)
