@@ -71,6 +71,8 @@ def main() -> None:
                     help="a relevance model's folder: also the fused top --depth reordered by each "
                          "passage's best sentence (sentence_rerank.py), at --betas")
     ap.add_argument("--depth", type=int, default=20)
+    ap.add_argument("--which", default="natural", help="natural, or exact: the exact lookups (key-phrase "
+                    "rule only: nobody judged their passages)")
     ap.add_argument("--betas", default="0.25,0.5,1,2")
     args = ap.parse_args()
     from bench_relevance import index_dir
@@ -89,11 +91,11 @@ def main() -> None:
     results: dict[str, dict[str, float]] = {}   # corpus -> side -> judged recall
     for name in args.corpora.split(","):
         labels = labels_of(name)
-        if not labels and not args.export:
+        if not labels and not args.export and args.which == "natural":
             print(f"{name}: no judged passages under {REL} (--export writes its top {args.k}s)")
             continue
         local = LocalIndex(index_dir(name), "onnx-int8")
-        qs = questions(corpus(name), "natural")
+        qs = questions(corpus(name), args.which)
         sides = SIDES + (("reranked",) if args.rerank else ()) + tuple(f"alpha {a:g}" for a in alphas) \
             + tuple(f"beta {b:g}" for b in betas)
         judged = {s: 0 for s in sides}

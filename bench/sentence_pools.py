@@ -107,21 +107,24 @@ def _key(text: str) -> str:
 
 
 def carry(old: str, new: str, pools: Path = POOLS) -> dict[str, dict[str, dict[int, int]]]:
-    """The labels of pool `old` carried to pool `new` (the same questions after a change of
+    """The labels of pool `old` (or of several, comma-separated, the first one's label
+    winning) carried to pool `new` (the same questions after a change of
     search or of the candidate rules): per annotator, per question, {candidate id: label}
     for each candidate of `new` whose sentence the same question's `old` pool held (the
     label says whether that sentence answers that question, wherever it was found)."""
-    old_rows = {r["qid"]: r for r in load_pool(old, pools)}
     out: dict[str, dict[str, dict[int, int]]] = {}
-    for who, labels in annotators(old, pools).items():
-        per_q = out.setdefault(who, {})
-        for r in load_pool(new, pools):
-            o = old_rows.get(r["qid"])
-            if o is None or r["qid"] not in labels:
-                continue
-            by_text = {_key(c["sentence"]): int(labels[r["qid"]][k]) for k, c in enumerate(o["candidates"])}
-            per_q[r["qid"]] = {c["id"]: by_text[_key(c["sentence"])] for c in r["candidates"]
-                               if _key(c["sentence"]) in by_text}
+    for source in reversed(old.split(",")):          # the first pool named wins
+        old_rows = {r["qid"]: r for r in load_pool(source, pools)}
+        for who, labels in annotators(source, pools).items():
+            per_q = out.setdefault(who, {})
+            for r in load_pool(new, pools):
+                o = old_rows.get(r["qid"])
+                if o is None or r["qid"] not in labels:
+                    continue
+                by_text = {_key(c["sentence"]): int(labels[r["qid"]][k]) for k, c in enumerate(o["candidates"])}
+                per_q.setdefault(r["qid"], {}).update(
+                    {c["id"]: by_text[_key(c["sentence"])] for c in r["candidates"]
+                     if _key(c["sentence"]) in by_text})
     return out
 
 

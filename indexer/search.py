@@ -197,7 +197,9 @@ PassageJudge = Callable[[str, Sequence[tuple[str, str]]], Sequence[float]]
 it holds the answer: localrag's relevance model read over the passage's sentences, given
 by the caller (localrag.answering.passage_judge), so the indexer knows nothing of it."""
 JUDGE_DEPTH = 20     # fused candidates a passage judge reads (bench/judged_recall.py)
-JUDGE_WEIGHT = 1.0   # beta: fused score over the best one's + beta x the judge's probability
+JUDGE_WEIGHT = 0.5   # beta: fused score over the best one's + beta x the judge's probability; chosen on
+                     # judged recall@5 of five corpora (0.5 in three folds of five left out; 0.5
+                     # keeps every exact lookup in the top 5, 1.0 lost one of postgres)
 
 
 def rerank_judged(judge: PassageJudge, query: str, fused: list[tuple[int, float]], rows: dict, *,

@@ -44,7 +44,7 @@ def test_the_judge_adds_to_the_fused_score_and_never_moves_a_pinned_winner():
 
 def test_the_shipped_constants():
     """beta and the depth chosen leave-one-corpus-out on judged recall (README)."""
-    assert (JUDGE_DEPTH, JUDGE_WEIGHT) == (20, 1.0)
+    assert (JUDGE_DEPTH, JUDGE_WEIGHT) == (20, 0.5)
 
 
 @pytest.fixture(scope="module")
@@ -74,8 +74,8 @@ def test_a_passage_is_judged_by_its_most_answering_sentence(judge):
 def test_the_judge_brings_the_answering_page_up_on_gits_manuals(tmp_path, make_index, judge):
     """Real pages, the real model: "undo a pushed commit without rewriting history" is
     git-revert's job. Fused, its page is 5th (cherry-pick and stash pages share more
-    words); judged, both its passages lead, 0.1 above the next (a margin well beyond the
-    0.02 that int8 kernels of other CPUs move the model's probabilities)."""
+    words); judged, it leads by 0.058 in score, 0.12 in the judge's probability (well beyond
+    the 0.02 that int8 kernels of other CPUs move the model's probabilities)."""
     docs = tmp_path / "docs"
     docs.mkdir()
     for folder in ("git_docs", "gitdocs"):
@@ -90,7 +90,7 @@ def test_the_judge_brings_the_answering_page_up_on_gits_manuals(tmp_path, make_i
     fused = [p.path.rsplit("/", 1)[-1] for p in idx.search(q, k=3)]
     judged = idx.search(q, k=3, judge=judge)
     assert "git-revert.txt" not in fused
-    assert [p.path.rsplit("/", 1)[-1] for p in judged[:2]] == ["git-revert.txt"] * 2
+    assert judged[0].path.endswith("git-revert.txt")
     assert judged[0].score >= judged[1].score >= judged[2].score   # the score shown is the order
 
 
