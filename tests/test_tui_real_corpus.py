@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from localrag.answering.label.answer import Answer, answer_from_json  # noqa: E402
 from localrag.assistant import Assistant  # noqa: E402
-from localrag.answering.label.render import LABEL_SYMBOL, segment_symbol, answer_to_markdown  # noqa: E402
+from localrag.answering.label.render import segment_symbol, answer_to_markdown  # noqa: E402
 from localrag.answering.label.units import code_body  # noqa: E402
 from screen_text import screen_lines, screen_text, still  # noqa: E402
 from tui.app import LocalragApp, create_app  # noqa: E402
@@ -191,7 +191,7 @@ async def test_real_model_answer_with_code_blocks_on_screen(gitdocs, embedder, t
                 col = lines[at].index(code_lines[0].lstrip()) - (len(code_lines[0]) - len(code_lines[0].lstrip()))
                 for k, code_line in enumerate(code_lines):   # lines and indentation as written
                     assert lines[at + k][col:].rstrip() == code_line.rstrip()
-                assert LABEL_SYMBOL[block.segment.label] in lines[at - 1]
+                assert segment_symbol(block.segment) in lines[at - 1]   # ✔, or › for context
                 block.focus()
                 await pilot.press("c")
                 assert app.clipboard == code_body(block.segment.text)
