@@ -14,8 +14,13 @@ tree in its own process (its own defaults, as a person who installed it would ha
    always, each in a fresh chat), the two trees taking turns question by question (the
    order flips every question), so that the machine's load falls on both alike; the first
    answer of each (the model loads) is not counted;
-3. runs `localrag search QUESTION -k 5` in fresh processes, in turns: main, this tree, and
-   this tree with `rerank = true` (a copy of its data directory with that setting).
+3. runs `localrag search QUESTION -k 5` in fresh processes, in turns: main, this tree (its
+   default: the relevance model rereads the fused top 20, `relevance_rerank`), this tree
+   without that second stage, and this tree with the learned ranker instead (`rerank =
+   true`, `relevance_rerank = false`); each a copy of its data directory with the settings;
+4. times the second stage itself in one process (Assistant.search on the same index with
+   relevance_rerank on and off, in turns, each question once warm): the reranking cost per
+   query.
 
 Needs only the Debian documentation package of the corpus (postgresql-doc-15 for postgres).
 About 10 minutes on 2 cores.
@@ -24,6 +29,7 @@ About 10 minutes on 2 cores.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import shutil
@@ -106,6 +112,26 @@ def p50(xs: list[float]) -> float:
     return statistics.median(xs)
 
 
+def second_stage_cost(data_dir: Path, qs: list[str]) -> None:
+    """The relevance model's rerank of the fused top 20, per query, in one warm process:
+    Assistant.search with relevance_rerank on and off in turns (this tree)."""
+    from localrag.assistant import Assistant
+
+    on: list[float] = []
+    off: list[float] = []
+    with Assistant.open(data_dir) as a:
+        a.search(qs[0], k=5)                        # loads the embedder and the relevance model
+        for n, q in enumerate(qs):
+            for flag in ((True, False) if n % 2 else (False, True)):
+                a.settings = dataclasses.replace(a.settings, relevance_rerank=flag)
+                t0 = time.perf_counter()
+                a.search(q, k=5)
+                (on if flag else off).append(time.perf_counter() - t0)
+    print(f"\n  the second stage in one warm process, {len(qs)} questions, in turns: search p50 "
+          f"{p50(on):.2f} s with it, {p50(off):.2f} s without: {p50(on) - p50(off):.2f} s a query "
+          f"(the relevance model reads every quotable sentence of the top 20 passages)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--main-ref", default="006a393", help="the main to compare with (the issue's)")
@@ -154,14 +180,21 @@ def main() -> None:
             print(f"    {t.label:<16} p50 {p50(t.times):6.2f} s  (min {min(t.times):.2f}, max {max(t.times):.2f})"
                   f"  x{p50(t.times) / base:.2f}")
 
-        rerank_dir = work / "data-this-rerank"
-        shutil.copytree(work / "data-this", rerank_dir)
-        subprocess.run([sys.executable, "-m", "localrag", "--data-dir", str(rerank_dir), "settings",
-                        "--set", "rerank", "true"], cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)),
-                       check=True, capture_output=True)
+        def with_settings(name: str, pairs: list[tuple[str, str]]) -> Path:
+            d = work / name
+            shutil.rmtree(d, ignore_errors=True)
+            shutil.copytree(work / "data-this", d)
+            for key, value in pairs:
+                subprocess.run([sys.executable, "-m", "localrag", "--data-dir", str(d), "settings",
+                                "--set", key, value], cwd=REPO,
+                               env=dict(os.environ, PYTHONPATH=str(REPO)), check=True, capture_output=True)
+            return d
+
         ways = [(f"main {args.main_ref}", main_tree, work / "data-main"),
                 ("this tree", REPO, work / "data-this"),
-                ("this, reranked", REPO, rerank_dir)]
+                ("this, no 2nd stage", REPO, with_settings("data-this-fused", [("relevance_rerank", "false")])),
+                ("this, learned rank", REPO, with_settings("data-this-rerank", [("relevance_rerank", "false"),
+                                                                                  ("rerank", "true")]))]
         times: dict[str, list[float]] = {w[0]: [] for w in ways}
         for run in range(args.search_runs + 1):
             query = qs[run % len(qs)]
@@ -172,7 +205,8 @@ def main() -> None:
         base = p50(times[ways[0][0]])
         print(f"\n  fresh-process `localrag search -k 5`, {args.search_runs} runs each, in turns:")
         for label, ts in times.items():
-            print(f"    {label:<16} p50 {p50(ts):6.2f} s  (min {min(ts):.2f}, max {max(ts):.2f})  x{p50(ts) / base:.2f}")
+            print(f"    {label:<18} p50 {p50(ts):6.2f} s  (min {min(ts):.2f}, max {max(ts):.2f})  x{p50(ts) / base:.2f}")
+        second_stage_cost(work / "data-this", qs)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

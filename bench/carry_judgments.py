@@ -5,6 +5,8 @@ rubric) and given as a file of their own. Writes judged-answers-<corpus>-<round>
 majority labels, for bench/bench_answer_judged.py.
 
     python bench/carry_judgments.py --round pool --new bench/data/answers/new-units-pool-{A,B,C}.jsonl
+    python bench/carry_judgments.py --round srank --list-new bench/data/answers/new-units-srank.jsonl
+                                         # the units no earlier round judged, for annotators
 
 A unit's labels depend on the question, its text and its passage only (RUBRIC-answers.md),
 not on the rest of the answer, so a carried label is the label its annotators gave. Each
@@ -21,7 +23,7 @@ from pathlib import Path
 from bench_answer_judged import majority
 
 DATA = Path(__file__).resolve().parent / "data" / "answers"
-EARLIER = ("dt", "subjects", "final", "model-v2", "relevance-v1", "scorer-roles")
+EARLIER = ("pool", "head", "dt", "subjects", "final", "model-v2", "relevance-v1", "scorer-roles")
 
 
 def load(path: Path) -> list[dict]:
@@ -50,19 +52,45 @@ def round_labels(corpus: str, rnd: str) -> dict[tuple[str, str, str, str], dict]
     return out
 
 
+def earlier_labels(corpus: str) -> dict[tuple[str, str, str, str], dict]:
+    labels: dict[tuple[str, str, str, str], dict] = {}
+    for rnd in EARLIER:
+        for key, v in round_labels(corpus, rnd).items():
+            labels.setdefault(key, v)
+    return labels
+
+
+def list_new(rnd: str, corpora: list[str], out: Path) -> None:
+    """One line per question that has units no earlier round judged: the question, its
+    key phrase and only those units (with their cited passage), as RUBRIC-answers.md reads."""
+    lines, count = [], 0
+    for corpus in corpora:
+        labels = earlier_labels(corpus)
+        for a in load(DATA / f"answers-{corpus}-{rnd}.jsonl"):
+            new = [u for u in a["units"] if unit_key(a["qid"], u) not in labels]
+            if new:
+                count += len(new)
+                lines.append(json.dumps({**{k: a[k] for k in ("qid", "question", "key_phrase")},
+                                         "units": new}, ensure_ascii=False))
+    out.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+    print(f"{count} new units of {len(lines)} questions -> {out}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--round", required=True)
     ap.add_argument("--corpora", default="postgres,debref,zsh")
     ap.add_argument("--new", nargs="*", default=[], help="annotators' labels of the new units "
                     "({qid, unit, supported, answers, noise} a line; qid names the corpus)")
+    ap.add_argument("--list-new", default="", help="write the units no earlier round judged "
+                    "(with their question and cited passage) to this file, for annotators, and stop")
     args = ap.parse_args()
+    if args.list_new:
+        list_new(args.round, args.corpora.split(","), Path(args.list_new))
+        return
     new_judges = [{(d["qid"], d["unit"]): d for d in load(Path(p))} for p in args.new]
     for corpus in args.corpora.split(","):
-        labels: dict[tuple[str, str, str, str], dict] = {}
-        for rnd in EARLIER:
-            for key, v in round_labels(corpus, rnd).items():
-                labels.setdefault(key, v)
+        labels = earlier_labels(corpus)
         out, carried, fresh, missing = [], 0, 0, 0
         for a in load(DATA / f"answers-{corpus}-{args.round}.jsonl"):
             units = []

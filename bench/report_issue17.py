@@ -10,10 +10,16 @@
 5. search on zsh, the corpus nobody tuned on (bench/bench_retrieval.py --corpora zsh);
 6. search recall judged by annotators, fused, each side and the learned ranker, and score
    fusion's alpha chosen on it each corpus left out (bench/judged_recall.py);
-7. speed against the main the issue was filed on (006a393): answer p50 and fresh-process
-   `localrag search` p50 with and without reranking, side by side in turns
-   (bench/bench_speed_vs_main.py; --no-speed skips it). Reranking's cost per query is
-   step 1's last lines.
+7. the search as shipped (the relevance model's second stage over the fused top 20):
+   judged recall@5 against the fused order, its weight beta chosen each corpus left out,
+   and the exact lookups by key phrase (bench/judged_recall.py --sentence-rerank);
+8. the quotes of whole judged sentence pools (every quotable sentence of the shipped
+   search's five passages, judged by two annotators; bench/pool_quality.py): how often the
+   first quote answers, AUC, and what each role rule would show;
+9. speed against the main the issue was filed on (006a393): answer p50 and fresh-process
+   `localrag search` p50 (default, i.e. with the second stage; without it; with the learned
+   ranker), side by side in turns, and the second stage's cost per query in one warm
+   process (bench/bench_speed_vs_main.py; --no-speed skips it).
 Needs the bench indexes (bench/bench_retrieval.py --build-only, see bench/README.md).
 """
 
@@ -49,6 +55,13 @@ def main() -> None:
     run("search recall judged by annotators", ["bench/judged_recall.py", "--corpora",
                                                "kernel,git,postgres,debref,zsh",
                                                "--alphas", "0.3,0.4,0.6,0.7", "--rerank"])
+    run("search as shipped: the relevance model's second stage, judged", [
+        "bench/judged_recall.py", "--sentence-rerank", "indexer/data/relevance", "--betas", "0.25,0.5,1,2"])
+    run("exact lookups with the second stage (key phrase)", [
+        "bench/judged_recall.py", "--sentence-rerank", "indexer/data/relevance", "--betas", "0.25,0.5,1,2",
+        "--corpora", "kernel,git,postgres,debref", "--which", "exact"])
+    run("quotes of the judged sentence pools (search as shipped)", [
+        "bench/pool_quality.py", "--corpora", "postgres-v3,debref-v3,zsh-v3", "--keys", "combined"])
     if not args.no_speed:
         run("speed against main 006a393", ["bench/bench_speed_vs_main.py", "--main-ref", "006a393"])
 
