@@ -86,8 +86,12 @@ def main() -> None:
         from sentence_rerank import PassageScorer
 
         scorer = PassageScorer(args.sentence_rerank)
-    print(f"recall@{args.k} of natural questions: judged (a passage labelled 'answers') and by the "
-          f"key-phrase rule; [n] passages of those top {args.k}s nobody judged (counted as not answering)")
+    exact = args.which == "exact"
+    if exact:
+        print(f"recall@{args.k} of the exact lookups by the key-phrase rule (nobody judged their passages)")
+    else:
+        print(f"recall@{args.k} of natural questions: judged (a passage labelled 'answers') and by the "
+              f"key-phrase rule; [n] passages of those top {args.k}s nobody judged (counted as not answering)")
     results: dict[str, dict[str, float]] = {}   # corpus -> side -> judged recall
     for name in args.corpora.split(","):
         labels = labels_of(name)
@@ -148,9 +152,11 @@ def main() -> None:
                 judged[side] += found
                 phrase[side] += hit
         n = len(qs)
-        results[name] = {side: judged[side] / n for side in sides}
+        results[name] = {side: (phrase if exact else judged)[side] / n for side in sides}
 
         def figure(side: str) -> str:
+            if exact:
+                return f"{phrase[side] / n:.3f} key phrase"
             return (f"{judged[side] / n:.3f} judged [{unjudged[side]}], "
                     f"{phrase[side] / n:.3f} key phrase")
 
@@ -163,7 +169,8 @@ def main() -> None:
         if betas:
             print(f"  fused top {args.depth} reordered by the best sentence: " + "; ".join(
                 f"{side} {figure(side)}" for side in sides if side.startswith("beta")))
-        print(f"  fused top-{args.k} passages holding the key phrase judged 'answers': {agree[0]} of {agree[1]}")
+        if not exact:
+            print(f"  fused top-{args.k} passages holding the key phrase judged 'answers': {agree[0]} of {agree[1]}")
         if args.write_fused:
             path = REL / f"fused-{name}.jsonl"
             path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in fused_rows))
@@ -178,13 +185,14 @@ def main() -> None:
     if alphas and len(results) > 2:
         choose_alpha(results, search.ALPHA, alphas)
     if betas and len(results) > 2:
-        choose_beta(results, betas)
+        choose_beta(results, betas, "key phrase" if exact else "judged recall")
 
 
-def choose_beta(results: dict[str, dict[str, float]], betas: list[float]) -> None:
+def choose_beta(results: dict[str, dict[str, float]], betas: list[float], what: str = "judged recall") -> None:
     """Leave-one-corpus-out: the beta (sentence rerank weight) with the best mean judged
-    recall on the other corpora (ties to the larger beta), reported on the corpus left out."""
-    print("\nthe sentence rerank's beta chosen on judged recall@5, each corpus left out:")
+    recall (or key-phrase recall, for the exact lookups) on the other corpora (ties to the
+    larger beta), reported on the corpus left out."""
+    print(f"\nthe sentence rerank's beta chosen on {what}@5, each corpus left out:")
     for out in results:
         rest = [c for c in results if c != out]
         mean = {b: sum(results[c][f"beta {b:g}"] for c in rest) / len(rest) for b in betas}
