@@ -128,7 +128,7 @@ def second_stage_cost(data_dir: Path, qs: list[str]) -> None:
                 a.search(q, k=5)
                 (on if flag else off).append(time.perf_counter() - t0)
     print(f"\n  the second stage in one warm process, {len(qs)} questions, in turns: search p50 "
-          f"{p50(on):.2f} s with it, {p50(off):.2f} s without: {p50(on) - p50(off):.2f} s a query "
+          f"{p50(on):.3f} s with it, {p50(off):.3f} s without: {p50(on) - p50(off):.3f} s a query "
           f"(the relevance model reads every quotable sentence of the top 20 passages)")
 
 
