@@ -114,22 +114,34 @@ def p50(xs: list[float]) -> float:
 
 def second_stage_cost(data_dir: Path, qs: list[str]) -> None:
     """The relevance model's rerank of the fused top 20, per query, in one warm process:
-    Assistant.search with relevance_rerank on and off in turns (this tree)."""
+    Assistant.search with relevance_rerank on and off in turns (this tree). "Every passage
+    new": the model's kept text vectors are dropped before each query (a first question);
+    "in a session": kept across the questions, as the app, the watcher and `ask` keep them
+    (a passage search brings back is not read again)."""
+    from indexer.relevance_model import shared_relevance_model
     from localrag.assistant import Assistant
 
-    on: list[float] = []
-    off: list[float] = []
-    with Assistant.open(data_dir) as a:
-        a.search(qs[0], k=5)                        # loads the embedder and the relevance model
-        for n, q in enumerate(qs):
-            for flag in ((True, False) if n % 2 else (False, True)):
-                a.settings = dataclasses.replace(a.settings, relevance_rerank=flag)
-                t0 = time.perf_counter()
-                a.search(q, k=5)
-                (on if flag else off).append(time.perf_counter() - t0)
-    print(f"\n  the second stage in one warm process, {len(qs)} questions, in turns: search p50 "
-          f"{p50(on):.3f} s with it, {p50(off):.3f} s without: {p50(on) - p50(off):.3f} s a query "
-          f"(the relevance model reads every quotable sentence of the top 20 passages)")
+    def run(keep: bool) -> tuple[list[float], list[float]]:
+        on: list[float] = []
+        off: list[float] = []
+        with Assistant.open(data_dir) as a:
+            a.search(qs[0], k=5)                    # loads the embedder and the relevance model
+            shared_relevance_model()._vectors.clear()
+            for n, q in enumerate(qs):
+                for flag in ((True, False) if n % 2 else (False, True)):
+                    a.settings = dataclasses.replace(a.settings, relevance_rerank=flag)
+                    if flag and not keep:
+                        shared_relevance_model()._vectors.clear()
+                    t0 = time.perf_counter()
+                    a.search(q, k=5)
+                    (on if flag else off).append(time.perf_counter() - t0)
+        return on, off
+
+    print(f"\n  the second stage in one warm process, {len(qs)} questions, in turns:")
+    for keep, label in ((False, "every passage new"), (True, "in a session")):
+        on, off = run(keep)
+        print(f"    {label:<18} search p50 {p50(on):.3f} s with it, {p50(off):.3f} s without: "
+              f"{p50(on) - p50(off):.3f} s a query")
 
 
 def main() -> None:

@@ -79,6 +79,31 @@ def test_sentence_spans_keep_offsets_and_lines():
     assert line_at(text, 0, None) is None
 
 
+def test_sentence_offsets_match_the_regex_search_they_replace():
+    """_sentences finds each sentence right after the last one without compiling a pattern
+    per sentence; its spans are the ones the regex search (words joined by \\s+, from the
+    last end) gives, through runs of spaces, tabs, non-breaking spaces and newlines."""
+    import re
+
+    from localrag.answering.generate.extract import _sentences, _words_at
+
+    text = ("  Lead  in\tsentence one.\u00a0Then   two,\n  wrapped (e.g. here) and done.\n"
+            "Three?  Four: a.b.c is fine!")
+    spans = _sentences(text)
+    pos, expected = 0, []
+    for sentence in lexical.split_sentences(text):
+        m = re.compile(r"\s+".join(re.escape(w) for w in sentence.split())).search(text, pos)
+        expected.append((m.start(), m.end(), sentence))
+        pos = m.end()
+    assert [(s.start, s.end, s.text) for s in spans] == expected
+    assert len(spans) == 4
+    # words that are not next: None (the caller searches further on), never a wrong span
+    assert _words_at("alpha beta gamma", 0, ["beta"]) is None
+    assert _words_at("alpha beta", 0, ["alphabeta"]) is None
+    assert _words_at("alpha beta", 0, ["alpha", "beta"]) == (0, 10)
+    assert _words_at("alphabeta", 0, ["alpha", "beta"]) is None      # a space is required
+
+
 def _bag_embed(texts):
     """Deterministic bag-of-words vectors: cosine = shared words."""
     vocab: dict[str, int] = {}

@@ -73,10 +73,33 @@ def test_a_texts_score_is_its_own_whatever_else_is_scored_with_it():
              "wal.html > Replication\nReplication slots are described in another section.",
              "intro.html\nWelcome."]
     together = model.logits(q, texts)
-    alone = np.array([model.logits(q, [t])[0] for t in texts])
+    # each alone in a model of its own: nothing kept from the run together (see logits)
+    alone = np.array([RelevanceModel().logits(q, [t])[0] for t in texts])
     assert np.array_equal(together, alone)
     assert int(np.argmax(together)) == 0
     assert model.logits(q, []).shape == (0,)
+
+
+def test_text_vectors_are_kept_across_questions_and_give_the_same_scores(monkeypatch):
+    """The shipped model is a bi-encoder: a text's vector does not depend on the question,
+    so a passage search brings back for another question is not run again (the last
+    TEXT_CACHE texts), and its score is the one a fresh model gives."""
+    model = RelevanceModel()
+    assert model.info.get("arch", "bi") == "bi"
+    texts = ["pg_dump.html\npg_dump does not block other users accessing the database (readers or writers).",
+             "pg_dump.html\nIt makes consistent backups even if the database is being used concurrently.",
+             "intro.html\nWelcome."]
+    model.logits("does pg_dump lock the database?", texts)
+    runs = []
+    real_run = model._run
+    monkeypatch.setattr(model, "_run", lambda enc: runs.append(enc) or real_run(enc))
+    q2 = "can people keep writing while a backup runs?"
+    again = model.logits(q2, texts)
+    assert len(runs) == 1                                  # the question alone
+    assert np.array_equal(again, RelevanceModel().logits(q2, texts))
+    monkeypatch.setattr(rmod, "TEXT_CACHE", 2)
+    model.logits("a third question", texts + ["intro.html\nA fourth text."])
+    assert len(model._vectors) == 2 and texts[0] not in model._vectors
 
 
 def test_a_missing_model_is_a_message_and_answers_fall_back(tmp_path, monkeypatch):

@@ -92,13 +92,39 @@ def _sentences(text: str) -> list[Span]:
     pos = 0
     for sentence in lexical.split_sentences(text):
         words = sentence.split()
-        pattern = r"\s+".join(re.escape(w) for w in words)
-        m = re.compile(pattern).search(text, pos)
-        if m is None:                       # cannot happen for split_sentences' output
-            continue
-        out.append(Span(m.start(), m.end(), sentence))
-        pos = m.end()
+        found = _words_at(text, pos, words)
+        if found is None:                   # not right after pos: search for the words
+            m = re.compile(r"\s+".join(re.escape(w) for w in words)).search(text, pos)
+            if m is None:                   # cannot happen for split_sentences' output
+                continue
+            found = (m.start(), m.end())
+        out.append(Span(found[0], found[1], sentence))
+        pos = found[1]
     return out
+
+
+def _words_at(text: str, pos: int, words: Sequence[str]) -> tuple[int, int] | None:
+    """(start, end) of `words` separated by whitespace in `text`, starting at the first
+    non-space character from `pos`: the match the regex of _sentences would find there,
+    without compiling one pattern per sentence (a search's second stage splits 20 passages
+    a query). None when the words do not stand there."""
+    n = len(text)
+    i = pos
+    while i < n and text[i].isspace():
+        i += 1
+    start = i
+    for k, w in enumerate(words):
+        if not text.startswith(w, i):
+            return None
+        i += len(w)
+        if k < len(words) - 1:
+            j = i
+            while j < n and text[j].isspace():
+                j += 1
+            if j == i:
+                return None
+            i = j
+    return (start, i) if words else None
 
 
 def line_at(text: str, offset: int, first_line: int | None) -> int | None:
