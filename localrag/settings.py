@@ -69,7 +69,8 @@ class Settings:
     localrag's relevance model makes of their sentences (each passage's most answering
     sentence, added to its fused score; BM25's exact-match winners stay first). It finds the
     answer in the first five more often on every corpus measured (README, "Search quality");
-    about 0.5 s more per search on two cores. Off: the fused order (then `rerank` applies)."""
+    about 0.75 s more per search on two cores (README, "Speed against the main"). Off: the
+    fused order (then `rerank` applies)."""
 
     rerank: bool = False
     """Reorder the best fused candidates of every search with localrag's learned ranker

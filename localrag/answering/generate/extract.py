@@ -649,9 +649,9 @@ def score_candidates(question: str, passages: Sequence[str], candidates: Sequenc
 RELEVANCE_POOL = 128
 """At most this many candidates (the quote scorer's best) are read by the relevance model:
 in practice every candidate of the five passages (median 64, at most 102 for the judged
-postgres questions; 37 and 70 for debref). The model reads one text in about 3 ms on 2 cores
-(49-62 ms for 16, 147-158 ms for 48, measured with the model's own session), so the cap
-only bounds a pathological answer near 0.4 s. Until issue 17's last session the pool was the
+postgres questions; 37 and 70 for debref). The model read one text in about 3 ms on 2 cores
+(49-62 ms for 16, 147-158 ms for 48, measured with the model's own session; 1.7 ms since it
+runs two at once), so the cap only bounds a pathological answer near 0.4 s. Until issue 17's last session the pool was the
 scorer's best 16, chosen when the model cost 14 ms a text: it hid answering sentences the
 scorer ranked low, and each passage's best sentence then separated the passages that hold
 the answer less well (AUC 0.835 on postgres against 0.870 with every candidate)."""
