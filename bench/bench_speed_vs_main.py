@@ -23,7 +23,7 @@ tree in its own process (its own defaults, as a person who installed it would ha
    query.
 
 Needs only the Debian documentation package of the corpus (postgresql-doc-15 for postgres).
-About 10 minutes on 2 cores.
+About 14 minutes on 2 cores.
 """
 
 from __future__ import annotations

@@ -105,8 +105,7 @@ class RelevanceModel:
         options.log_severity_level = 3
         session = ort.InferenceSession(str(self.model_dir / MODEL_FILE), options,
                                        providers=["CPUExecutionProvider"])
-        workers = self._threads or usable_cpus()
-        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="relevance") if workers > 1 else None
+        self._pool = _runner_pool(self._threads or usable_cpus())
         return session, tok, info
 
     def _run(self, enc: Any) -> np.ndarray:
@@ -132,7 +131,7 @@ class RelevanceModel:
         logits are kept by text: search's second stage (localrag.answering.passage_judge)
         reads the sentences of 20 passages, and the answer path then asks again about the
         five it keeps; a bi-encoder's text vectors are kept across questions too
-        (_text_vector)."""
+        (_text_vectors)."""
         if not texts:
             return np.zeros(0, dtype=np.float32)
         with self._lock:
@@ -178,6 +177,19 @@ class RelevanceModel:
 
 _SHARED: RelevanceModel | None = None
 _SHARED_LOCK = threading.Lock()
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _runner_pool(workers: int) -> ThreadPoolExecutor | None:
+    """One pool of `workers` threads per process, shared by every model of that width (a
+    model is loaded per test, per bench variant): None for one."""
+    if workers < 2:
+        return None
+    with _POOLS_LOCK:
+        if workers not in _POOLS:
+            _POOLS[workers] = ThreadPoolExecutor(workers, thread_name_prefix="relevance")
+        return _POOLS[workers]
 
 
 def shared_relevance_model() -> RelevanceModel:
