@@ -85,11 +85,11 @@ def test_text_vectors_are_kept_across_questions_and_give_the_same_scores(monkeyp
     so a passage search brings back for another question is not run again (the last
     TEXT_CACHE texts), and its score is the one a fresh model gives."""
     model = RelevanceModel()
-    assert model.info.get("arch", "bi") == "bi"
     texts = ["pg_dump.html\npg_dump does not block other users accessing the database (readers or writers).",
              "pg_dump.html\nIt makes consistent backups even if the database is being used concurrently.",
              "intro.html\nWelcome."]
     model.logits("does pg_dump lock the database?", texts)
+    assert model.info["arch"] == "bi"
     runs = []
     real_run = model._run
     monkeypatch.setattr(model, "_run", lambda enc: runs.append(enc) or real_run(enc))
