@@ -16,6 +16,17 @@ import pytest
 from indexer.search import JUDGE_DEPTH, JUDGE_WEIGHT, rerank_judged
 
 DATA = Path(__file__).resolve().parent / "data"
+QUESTION = "how do I undo a commit that was already pushed without rewriting history?"
+
+
+def _git_manuals(tmp_path: Path) -> Path:
+    """A folder of git's real manual pages (tests/data/git_docs and gitdocs)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for folder in ("git_docs", "gitdocs"):
+        for f in (DATA / folder).glob("*.txt"):
+            shutil.copy(f, docs / f.name)
+    return docs
 
 
 def _rows(ids):
@@ -58,7 +69,7 @@ def judge():
 
 
 def test_a_passage_is_judged_by_its_most_answering_sentence(judge):
-    q = "how do I undo a commit that was already pushed without rewriting history?"
+    q = QUESTION
     revert = ("git-revert.txt > git-revert(1)",
               "Given one or more existing commits, revert the changes that the related patches\n"
               "introduce, and record some new commits that record them. This requires your\n"
@@ -76,17 +87,13 @@ def test_the_judge_brings_the_answering_page_up_on_gits_manuals(tmp_path, make_i
     git-revert's job. Fused, its page is 5th (cherry-pick and stash pages share more
     words); judged, it leads by 0.058 in score, 0.12 in the judge's probability (well beyond
     the 0.02 that int8 kernels of other CPUs move the model's probabilities)."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for folder in ("git_docs", "gitdocs"):
-        for f in (DATA / folder).glob("*.txt"):
-            shutil.copy(f, docs / f.name)
+    docs = _git_manuals(tmp_path)
     from indexer.options import IndexOptions
 
     idx = make_index(IndexOptions())          # the chunks a person's index has
     idx.add_root(docs)
     idx.update()
-    q = "how do I undo a commit that was already pushed without rewriting history?"
+    q = QUESTION
     fused = [p.path.rsplit("/", 1)[-1] for p in idx.search(q, k=3)]
     judged = idx.search(q, k=3, judge=judge)
     assert "git-revert.txt" not in fused
@@ -95,15 +102,9 @@ def test_the_judge_brings_the_answering_page_up_on_gits_manuals(tmp_path, make_i
 
 
 def test_an_exact_marker_stays_first_whatever_the_judge_says(tmp_path, make_index, judge):
-    from test_search_fusion import _notes
+    from test_search_fusion import _notes_index
 
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    for name, text in _notes().items():
-        (folder / name).write_text(text)
-    idx = make_index()
-    idx.add_root(folder)
-    idx.update()
+    idx = _notes_index(tmp_path, make_index)
     for marker in ("token-0150-zq", "token-0007-zq"):
         hits = idx.search(marker, k=5, judge=judge)
         assert hits[0].path.endswith(f"note-{marker[6:10]}.md")
@@ -115,12 +116,8 @@ def test_the_assistant_searches_with_the_judge_unless_the_setting_is_off(tmp_pat
     from localrag.paths import Paths
     from localrag.settings import Settings
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for folder in ("git_docs", "gitdocs"):
-        for f in (DATA / folder).glob("*.txt"):
-            shutil.copy(f, docs / f.name)
-    q = "how do I undo a commit that was already pushed without rewriting history?"
+    docs = _git_manuals(tmp_path)
+    q = QUESTION
     assert Settings().relevance_rerank is True
     with Assistant(paths=Paths.resolve(tmp_path / "data"), settings=Settings(), embedder=embedder) as a:
         a.add_root(docs)

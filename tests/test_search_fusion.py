@@ -44,6 +44,18 @@ def _notes(n: int = 400) -> dict[str, str]:
     return notes
 
 
+def _notes_index(tmp_path, make_index):  # noqa: ANN001, ANN202
+    """An index of the 400 notes (_notes) in tmp_path/notes."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for name, text in _notes().items():
+        (folder / name).write_text(text)
+    idx = make_index()
+    idx.add_root(folder)
+    idx.update()
+    return idx
+
+
 def test_lexical_winners_need_a_clear_gap():
     # a unique marker: 11.4 against 1.3 (the case measured in issue 17)
     assert lexical_winners([(7, 11.4), (3, 1.3), (9, 1.2)]) == [7]
@@ -85,13 +97,7 @@ def test_score_fusion_keeps_the_distance_between_candidates():
 
 
 def test_a_unique_marker_is_found_among_400_similar_notes(tmp_path, make_index):
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    for name, text in _notes().items():
-        (folder / name).write_text(text)
-    idx = make_index()
-    idx.add_root(folder)
-    idx.update()
+    idx = _notes_index(tmp_path, make_index)
     for marker in ("token-0150-zq", "token-0007-zq", "token-0399-zq"):
         hits = idx.search(marker, k=5)
         assert hits and hits[0].path.endswith(f"note-{marker[6:10]}.md"), (
