@@ -121,11 +121,11 @@ def main() -> None:
             if betas:
                 fused = search.fuse(dense, lexical)[:args.depth]
                 head = local.idx.store.fetch_chunks([cid for cid, _ in fused])
-                best = scorer.best(q.question, [(cid, head[cid][2], head[cid][3]) for cid, _ in fused
-                                                if cid in head])
                 pins = search.lexical_winners(lexical)
-                for b in betas:
-                    lists[f"beta {b:g}"] = scorer.order(fused, best, beta=b, pinned=pins)[:args.k]
+                for b in betas:                 # the product's second stage at weight b
+                    order, _ = search.rerank_judged(scorer, q.question, fused, head, depth=args.depth,
+                                                    weight=b, keep_first=pins)
+                    lists[f"beta {b:g}"] = order[:args.k]
             rows = local.idx.store.fetch_chunks(list({c for ids in lists.values() for c in ids}))
             key = norm(q.key_phrase)
             for side, ids in lists.items():

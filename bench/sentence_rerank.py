@@ -1,45 +1,28 @@
-"""Issue 17: search's fused top N reordered by what the relevance model makes of each
-passage's best sentence (bench/judged_recall.py --sentence-rerank DIR).
-
-A passage's score is its fused score (1 for the best of the N, the others scaled to it) plus
-beta x the probability of its best quotable sentence (extract.candidate_units of the passage
-alone, read as the answer path reads them: title, subject line, sentence). BM25's clear
-winners (search.lexical_winners) stay first.
+"""Issue 17: search's second stage with any relevance model (bench/judged_recall.py
+--sentence-rerank DIR): the product's own judge (localrag.answering.passage_judge.SentenceJudge,
+each passage's best quotable sentence as the answer path reads it) over the model in DIR,
+its answers kept by question and passage so that every weight tried (beta) reads each
+passage once. judged_recall orders with the product's indexer.search.rerank_judged.
 """
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Sequence
 
 
 class PassageScorer:
+    """A search.PassageJudge over the relevance model in `model_dir`, kept by (question,
+    title, text)."""
+
     def __init__(self, model_dir: str) -> None:
         from indexer.relevance_model import RelevanceModel
+        from localrag.answering.passage_judge import SentenceJudge
 
-        self.rm = RelevanceModel(model_dir)
-        self._cache: dict[tuple[str, int], float] = {}
+        self.judge = SentenceJudge(RelevanceModel(model_dir).probabilities)
+        self._cache: dict[tuple[str, tuple[str, str]], float] = {}
 
-    def best(self, question: str, passages: list[tuple[int, str, str]]) -> dict[int, float]:
-        """{chunk id: the best sentence's probability} for (chunk id, title, text) passages."""
-        from localrag.answering.generate import extract as ex
-
-        out = {}
-        for cid, title, text in passages:
-            key = (question, cid)
-            if key not in self._cache:
-                units = ex.candidate_units(text, question=question)
-                texts = [ex.answer_text(text, u, title) for u in units]
-                self._cache[key] = float(np.max(self.rm.probabilities(question, texts))) if texts else 0.0
-            out[cid] = self._cache[key]
-        return out
-
-    @staticmethod
-    def order(fused: list[tuple[int, float]], best: dict[int, float], *, beta: float,
-              pinned: list[int]) -> list[int]:
-        if not fused:
-            return []
-        top = max(s for _, s in fused) or 1.0
-        score = {cid: s / top + beta * best.get(cid, 0.0) for cid, s in fused}
-        head = [c for c in pinned if c in score]
-        rest = sorted((c for c in score if c not in head), key=lambda c: -score[c])
-        return head + rest
+    def __call__(self, question: str, passages: Sequence[tuple[str, str]]) -> list[float]:
+        todo = [p for p in dict.fromkeys(passages) if (question, p) not in self._cache]
+        for p, v in zip(todo, self.judge(question, todo)):
+            self._cache[(question, p)] = v
+        return [self._cache[(question, p)] for p in passages]
