@@ -29,10 +29,21 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from pool_quality import evaluate, fit_logistic, logit, show  # noqa: E402
+from pool_quality import RULES, evaluate, fit_logistic, logit, show  # noqa: E402
 from sentence_pools import labels_of, load_pool  # noqa: E402
 
 MEASURED = ("postgres", "debref", "zsh")
+ROLE_GRID = tuple((round(f, 3), r, k) for f in np.arange(0.0, 0.81, 0.025)
+                  for r in (0.3, 0.5, 0.7, 0.9, 1.0) for k in (1, 2, 4))
+SHIPPED_RULE = (0.2, 0.5, 4)   # replaced by the chosen one with --choose-rule
+
+
+def product(questions: list[dict], names: list[str]) -> list[tuple[list[int], list[float]]]:
+    """Per question (labels, the answer path's probabilities): extract.answer_probability
+    of each candidate's features (the shipped ANSWER_COMBINATION)."""
+    from localrag.answering.generate.extract import answer_probability
+
+    return [(q["labels"], [answer_probability(dict(zip(names, row))) for row in q["x"]]) for q in questions]
 
 
 def model_key(model_dirs: list[Path]) -> str:
@@ -82,6 +93,10 @@ def main() -> None:
     ap.add_argument("--fit-on", default="loo", help="loo, or corpora to fit on (e.g. vim)")
     ap.add_argument("--features", default="", help="a comma list of feature names (default: all)")
     ap.add_argument("--l2", type=float, default=1e-2)
+    ap.add_argument("--choose-rule", action="store_true",
+                    help="also choose the role rule on the --fit-on pools (ROLE_GRID, the issue's targets: "
+                         "progress to a ✔ share of 0.6 plus progress to 0.75 of the questions answered) and "
+                         "print the constants for extract.py")
     args = ap.parse_args()
     from indexer.embedder import Embedder
 
@@ -99,6 +114,34 @@ def main() -> None:
         y = np.concatenate([np.array(q["labels"]) == 2 for c in corpora for q in data[c]]).astype(float)
         return x, y
 
+    if args.choose_rule:
+        if not fit_on:
+            raise SystemExit("--choose-rule needs --fit-on CORPORA (the pools the constants are chosen on)")
+        x, y = xy(fit_on)
+        mu, sd = x.mean(0), x.std(0) + 1e-9
+        w = fit_logistic((x - mu) / sd, y, l2=args.l2)
+        raw = {names[i]: round(float(wi / sd[j]), 4) for j, (i, wi) in enumerate(zip(use, w[:-1]))}
+        raw["bias"] = round(float(w[-1] - sum(wi * mu[j] / sd[j] for j, wi in enumerate(w[:-1]))), 4)
+        qs = []
+        for c in fit_on:
+            for q in data[c]:
+                z = np.array(q["x"])[:, use] @ np.array([raw[names[i]] for i in use]) + raw["bias"]
+                qs.append((q["labels"], list(1 / (1 + np.exp(-z)))))
+        res = evaluate(qs, rules=ROLE_GRID)
+        n = res["n"]
+
+        def progress(rule):  # noqa: ANN001, ANN202
+            shown, hit, answered = res["rules"][rule]
+            return min(hit / max(shown, 1) / 0.6, 1.0) + min(answered / n / 0.75, 1.0)
+
+        rule = max(ROLE_GRID, key=lambda r: (round(progress(r), 9), -r[2], r[0]))
+        shown, hit, answered = res["rules"][rule]
+        print(f"chosen on {'+'.join(fit_on)} ({n} questions): ✔ at >= {rule[0]:g} and >= {rule[1]:g} x best, "
+              f"at most {rule[2]}: share {hit / max(shown, 1):.3f}, answered {answered / n:.3f}")
+        print(f"ANSWER_COMBINATION = {raw}")
+        print(f"QUOTE_ANSWER_FLOOR = {rule[0]:g}; ANSWER_MODEL_RELATIVE = {rule[1]:g}; ANSWER_MAX = {rule[2]}")
+        globals()["SHIPPED_RULE"] = rule
+
     for name in measured:
         train = fit_on or [c for c in measured if c != name]
         x, y = xy(train)
@@ -110,7 +153,10 @@ def main() -> None:
         for q in data[name]:
             z = ((np.array(q["x"])[:, use] - mu) / sd) @ w[:-1] + w[-1]
             qs.append((q["labels"], list(1 / (1 + np.exp(-z)))))
-        show("fit", evaluate(qs))
+        show("fit", evaluate(qs, rules=RULES + ((SHIPPED_RULE,) if args.choose_rule else ())))
+        if args.choose_rule:
+            show("shipped (extract.ANSWER_COMBINATION)", evaluate(product(data[name], names), rules=(
+                RULES + (SHIPPED_RULE,))))
         model_at = names.index("model")
         show("model alone", evaluate([(q["labels"], list(1 / (1 + np.exp(-np.array(q["x"])[:, model_at]))))
                                       for q in data[name]]))

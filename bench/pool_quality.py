@@ -57,7 +57,8 @@ def auc(pos: np.ndarray, neg: np.ndarray) -> float:
 
 def evaluate(questions: list[tuple[list[int], list[float]]], *, max_quotes: int = 4,
              rules=RULES) -> dict:
-    """questions: per question (labels, probabilities) over its candidates."""
+    """questions: per question (labels, probabilities) over its candidates. A rule is
+    (floor, ratio) or (floor, ratio, at most this many ✔), among the first `max_quotes`."""
     n = len(questions)
     out = {"n": n, "ceiling": 0, "p1": 0, "hit4": 0, "rules": {}}
     pos, neg = [], []
@@ -72,9 +73,10 @@ def evaluate(questions: list[tuple[list[int], list[float]]], *, max_quotes: int 
         out["p1"] += int(lab_a[order[0]] == 2)
         out["hit4"] += int((lab_a[order] == 2).any())
         best = p_a[order[0]]
-        for f, r in rules:
-            shown = [k for k in order if p_a[k] >= f and p_a[k] >= r * best]
-            t = out["rules"].setdefault((f, r), [0, 0, 0])
+        for rule in rules:
+            f, r, cap = (*rule, max_quotes)[:3]
+            shown = [k for k in order if p_a[k] >= f and p_a[k] >= r * best][:cap]
+            t = out["rules"].setdefault(tuple(rule), [0, 0, 0])
             t[0] += len(shown)
             t[1] += int(sum(lab_a[k] == 2 for k in shown))
             t[2] += int(any(lab_a[k] == 2 for k in shown))
@@ -86,8 +88,10 @@ def show(name: str, res: dict) -> None:
     n = res["n"]
     print(f"  {name}: {n} questions; ceiling {res['ceiling'] / n:.3f}, P@1 {res['p1'] / n:.3f}, "
           f"hit@4 {res['hit4'] / n:.3f}, AUC {res['auc']:.3f}")
-    for (f, r), (shown, hit, answered) in res["rules"].items():
-        print(f"      ✔ at >= {f:.1f} and >= {r:.1f} x best: share {hit / max(shown, 1):.3f} "
+    for rule, (shown, hit, answered) in res["rules"].items():
+        f, r = rule[:2]
+        cap = f", at most {rule[2]}" if len(rule) > 2 else ""
+        print(f"      ✔ at >= {f:.3g} and >= {r:.1f} x best{cap}: share {hit / max(shown, 1):.3f} "
               f"({hit}/{shown}, {shown / n:.2f} a question), answered {answered / n:.3f}")
 
 

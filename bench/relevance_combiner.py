@@ -103,21 +103,31 @@ def role_rules(prob: np.ndarray, yes: np.ndarray, qids: list[str]) -> list[tuple
 
 
 def scored_sentences(question: str, titles: list[str], passages: list[str], rm, emb):  # noqa: ANN001, ANN201
-    """(candidates, scorer probabilities, model probabilities) as the answer path computes them."""
+    """(candidates, scorer probabilities, model probabilities, the answer path's combined
+    probabilities of the pool it reads: extract.RELEVANCE_POOL, the rest None) as the answer
+    path computes them."""
     from localrag.answering.generate import extract as ex
 
     cands = ex.candidates_of(question, passages)
     if not cands:
-        return [], np.zeros(0), np.zeros(0)
-    _, probs = ex.score_candidates(question, passages, cands, emb.encode)
+        return [], np.zeros(0), np.zeros(0), []
+    feats, probs = ex.score_candidates(question, passages, cands, emb.encode)
     texts = [ex.answer_text(passages[c.passage], c.span, titles[c.passage]) for c in cands]
-    return cands, np.array(probs), np.array(rm.probabilities(question, texts))
+    model = np.array(rm.probabilities(question, texts))
+    pool = sorted(range(len(cands)), key=lambda k: (-probs[k], k))[:ex.RELEVANCE_POOL]
+    said = ex.answer_probabilities(question, passages, titles, [cands[k] for k in pool],
+                                   [feats[k] for k in pool], [probs[k] for k in pool],
+                                   [float(model[k]) for k in pool])
+    combined: list[float | None] = [None] * len(cands)
+    for k, p in zip(pool, said):
+        combined[k] = p
+    return cands, np.array(probs), model, combined
 
 
 def passage_figures(name: str, passages: list[dict], w: np.ndarray, rm, emb) -> None:  # noqa: ANN001
     """AUC of each passage's best sentence (model, scorer, fit) against the annotators'
     "answers", the five passages of each question read together as the answer path does."""
-    from localrag.answering.generate.extract import QUOTE_ANSWER_FLOOR, RELEVANCE_POOL, answer_probability
+    from localrag.answering.generate.extract import QUOTE_ANSWER_FLOOR, RELEVANCE_POOL
 
     by_q: dict[str, list[dict]] = {}
     for r in passages:
@@ -127,14 +137,12 @@ def passage_figures(name: str, passages: list[dict], w: np.ndarray, rm, emb) -> 
     pooled = []   # per passage: its best combined probability among the pool, as answering does
     for rows in by_q.values():
         rows.sort(key=lambda r: r["rank"])
-        cands, ps, pm = scored_sentences(rows[0]["question"], [r["title"] for r in rows],
-                                         [r["text"] for r in rows], rm, emb)
+        cands, ps, pm, shipped = scored_sentences(rows[0]["question"], [r["title"] for r in rows],
+                                                  [r["text"] for r in rows], rm, emb)
         z = w[0] * logit(pm) + w[1] * logit(ps) if len(cands) else np.zeros(0)
-        pool = set(sorted(range(len(cands)), key=lambda k: (-ps[k], k))[:RELEVANCE_POOL])
-        shipped = [answer_probability(pm[k], ps[k]) for k in range(len(cands))]
         for i, r in enumerate(rows):
             mine = [k for k, c in enumerate(cands) if c.passage == i]
-            pooled.append(max((shipped[k] for k in mine if k in pool), default=0.0))
+            pooled.append(max((shipped[k] for k in mine if shipped[k] is not None), default=0.0))
             lab.append(r["label"])
             for key, v in (("model", logit(pm)), ("scorer", logit(ps)), ("fit", z)):
                 best[key].append(float(max(v[mine])) if mine else -20.0)
@@ -198,7 +206,7 @@ def main() -> None:
                     continue
                 ptexts = list(dict.fromkeys(u["passage_text"] for u in units))
                 ptitles = [next(u["passage_title"] for u in units if u["passage_text"] == t) for t in ptexts]
-                cands, ps, pm = scored_sentences(a["question"], ptitles, ptexts, rm, emb)
+                cands, ps, pm, _ = scored_sentences(a["question"], ptitles, ptexts, rm, emb)
                 by_text = {c.span.text.strip(): k for k, c in enumerate(cands)}
                 for u in units:
                     k = by_text.get(u["text"].strip())

@@ -84,12 +84,13 @@ def main() -> None:
             texts = [p.text for p in found]
             titles = [p.title for p in found]
             cands = ex.candidates_of(q["question"], texts)
-            probs = ex.score_candidates(q["question"], texts, cands, local.idx.embedder.encode)[1] \
-                if cands else []
-            model = []
+            feats, probs = ex.score_candidates(q["question"], texts, cands, local.idx.embedder.encode) \
+                if cands else ([], [])
+            model, combined = [], []
             if rm is not None and cands:
                 model = [float(x) for x in rm.probabilities(q["question"], [
                     ex.answer_text(texts[c.passage], c.span, titles[c.passage]) for c in cands])]
+                combined = ex.answer_probabilities(q["question"], texts, titles, cands, feats, probs, model)
             rows = []
             for n, c in enumerate(cands, 1):
                 subject = ex.subject_of(texts[c.passage], c.span)
@@ -98,7 +99,7 @@ def main() -> None:
                        "scorer": round(float(probs[n - 1]), 4)}
                 if model:
                     row["model"] = round(model[n - 1], 4)
-                    row["combined"] = round(ex.answer_probability(model[n - 1], probs[n - 1]), 4)
+                    row["combined"] = round(combined[n - 1], 4)
                 rows.append(row)
             out.append({"qid": q["id"], "question": q["question"], "answer_file": q["file"],
                         "key_phrase": q["key_phrase"], "kind": q.get("kind", ""),

@@ -66,33 +66,70 @@ def test_with_the_relevance_model_only_what_it_finds_answering_is_the_answer():
 
     from localrag.answering.generate.extract import ANSWER_MODEL_RELATIVE
 
-    quotes = [replace(_q(0.80, 0), answers=0.90), replace(_q(0.79, 10), answers=0.60),
+    quotes = [replace(_q(0.80, 0), answers=0.90), replace(_q(0.79, 10), answers=0.65),
               replace(_q(0.95, 20), answers=0.30), replace(_q(0.6, 25, "after"), answers=0.30)]
-    assert ANSWER_MODEL_RELATIVE * 0.90 <= 0.60
+    assert ANSWER_MODEL_RELATIVE * 0.90 <= 0.65
     # the scorer's best (0.95) is context: the model gives it 0.30, under the floor
     assert answer_roles(quotes, floor=0.5) == [True, True, False, False]
     # no quote the model finds answering: none is shown as the answer, not even the best
     none = [replace(_q(0.8, 0), answers=0.3), replace(_q(0.7, 10), answers=0.1)]
     assert answer_roles(none, floor=0.5) == [False, False]
-    # by default the quotes' floor (QUOTE_ANSWER_FLOOR, 0.2, for the combined probability)
-    # and half the best quote's
+    # by default the quotes' floor (QUOTE_ANSWER_FLOOR, 0.125, for the combined probability),
+    # 0.7 of the best quote's, and at most ANSWER_MAX (2) of them
+    from localrag.answering.generate.extract import ANSWER_MAX, QUOTE_ANSWER_FLOOR
+
+    assert (QUOTE_ANSWER_FLOOR, ANSWER_MODEL_RELATIVE, ANSWER_MAX) == (0.125, 0.7, 2)
     default = [replace(_q(0.8, 0), answers=0.30), replace(_q(0.7, 10), answers=0.25),
                replace(_q(0.6, 20), answers=0.14)]
-    assert answer_roles(default) == [True, True, False]
-    assert answer_roles([replace(_q(0.8, 0), answers=0.15)]) == [False]
+    assert answer_roles(default) == [True, True, False]            # 0.14 < 0.7 x 0.30
+    assert answer_roles([replace(_q(0.8, 0), answers=0.12)]) == [False]   # under the floor
+    # three that pass: the best two are the answer, the third is context
+    three = [replace(_q(0.8, 0), answers=0.40), replace(_q(0.7, 10), answers=0.38),
+             replace(_q(0.75, 15, "after"), answers=0.38), replace(_q(0.6, 20), answers=0.36)]
+    assert answer_roles(three) == [True, True, True, False]      # the "after" shares its quote's
 
 
-def test_a_quotes_answer_probability_weighs_the_scorer_beside_the_model():
-    """ANSWER_COMBINATION: each signal moves it, so a sentence the model likes a little
-    more but the scorer finds far off can rank below one both find good."""
-    from localrag.answering.generate.extract import QUOTE_ANSWER_FLOOR, answer_probability
+def _row(**changed: float) -> dict[str, float]:
+    row = {"model": -2.0, "model_below_best": -1.0, "scorer": -1.0, "scorer_below_best": -0.5,
+           "named": 0.5, "described": 1.0, "passage_best": 0.0, "terms": 0.5, "cos": 0.5, "rank": 1.0}
+    return {**row, **changed}
 
-    assert answer_probability(0.9, 0.5) > answer_probability(0.6, 0.5)
-    assert answer_probability(0.6, 0.9) > answer_probability(0.6, 0.5)
-    assert answer_probability(0.7, 0.05) < answer_probability(0.6, 0.8)
-    # the floor sits where a sentence both find likely clears it and one neither does not
-    assert answer_probability(0.9, 0.8) >= QUOTE_ANSWER_FLOOR > answer_probability(0.3, 0.2)
-    assert 0.0 < answer_probability(0.0, 0.0) < answer_probability(1.0, 1.0) < 1.0
+
+def test_a_quotes_answer_probability_weighs_every_signal():
+    """ANSWER_COMBINATION: the relevance model, the quote scorer and what the sentence's
+    subject line and title name of the question each move it, so a sentence the model likes
+    a little more but that names nothing asked about can rank below one that does."""
+    from localrag.answering.generate.extract import ANSWER_COMBINATION, answer_probability
+
+    assert set(ANSWER_COMBINATION) - {"bias"} == set(_row())
+    base = answer_probability(_row())
+    assert answer_probability(_row(model=0.0, model_below_best=0.0)) > base
+    assert answer_probability(_row(scorer=1.0, scorer_below_best=0.0)) > base
+    assert answer_probability(_row(terms=1.0)) > base
+    assert answer_probability(_row(named=1.0)) > base
+    assert answer_probability(_row(rank=4.0)) < base          # a later passage
+    assert (answer_probability(_row(model=-1.5, terms=0.0, named=0.0))
+            < answer_probability(_row(model=-2.0, terms=1.0, named=1.0)))
+    assert 0.0 < answer_probability(_row(model=-30.0)) < answer_probability(_row(model=10.0)) < 1.0
+
+
+def test_answer_probabilities_read_the_candidates_together():
+    """The same sentence is less likely the answer beside a much better one: its gap to the
+    question's best is a signal of its own."""
+    from localrag.answering.generate.extract import (answer_probabilities, candidates_of,
+                                                     score_candidates)
+
+    q = "how many standby servers can connect at once?"
+    text = ("max_wal_senders (integer)\n\n"
+            "Specifies the maximum number of concurrent connections from standby servers.\n\n"
+            "Replication slots are described in another section of this manual.")
+    cands = candidates_of(q, [text])
+    feats, probs = score_candidates(q, [text], cands, _fake_embed)
+    alone = answer_probabilities(q, [text], ["wal"], cands, feats, probs, [0.3] * len(cands))
+    beside = answer_probabilities(q, [text], ["wal"], cands, feats, probs,
+                                  [0.3] + [0.99] * (len(cands) - 1))
+    assert len(cands) >= 2 and beside[0] < alone[0]
+    assert answer_probabilities(q, [text], None, [], [], [], []) == []
 
 
 def _fake_embed(texts):
@@ -124,12 +161,19 @@ def test_select_quotes_takes_the_relevance_models_best_with_title_and_subject():
                            answers=answers, titles=["wal.html > Replication"])
     main = [q for q in quotes if not q.context]
     assert main[0].span.text.startswith("Specifies the maximum number of concurrent")
-    # its probability is the model's 0.9 combined with the quote scorer's for it
-    from localrag.answering.generate.extract import answer_probability
+    # its probability is the model's 0.9 combined with the quote scorer's signals
+    # (extract.answer_probabilities over every candidate the model read)
+    from localrag.answering.generate.extract import (answer_probabilities, answer_text,
+                                                     candidates_of, score_candidates)
 
-    by_scorer = {q.span.text: q.score for q in select_quotes(
-        "how many standby servers can connect at once?", [text], _fake_embed, max_quotes=10, relative=0.0)}
-    assert main[0].answers == pytest.approx(answer_probability(0.9, by_scorer[main[0].span.text]))
+    question = "how many standby servers can connect at once?"
+    cands = candidates_of(question, [text])
+    feats, probs = score_candidates(question, [text], cands, _fake_embed)
+    model = answers(question, [answer_text(text, c.span, "wal.html > Replication") for c in cands])
+    want = dict(zip((c.span.text for c in cands), answer_probabilities(
+        question, [text], ["wal.html > Replication"], cands, feats, probs, model)))
+    assert main[0].answers == pytest.approx(want[main[0].span.text])
+    assert main[0].answers == max(want.values())
     assert all(q.answers is not None for q in quotes)
     # the model read the sentence under its passage title and its subject line
     read = next(t for t in seen[0] if "maximum number of concurrent" in t)

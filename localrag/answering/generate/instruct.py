@@ -41,7 +41,7 @@ from indexer.relevance_model import shipped_probabilities as shipped_answer_mode
 from localrag.answering.label.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
 from localrag.answering.judge.critics import Critic, Embed, SupportJudgement, choose_critic
 from localrag.errors import AnswerCancelled, LocalragError
-from localrag.answering.generate.extract import (ANSWER_FLOOR, PASSAGES_CHECKED, QUOTE_ANSWER_FLOOR,
+from localrag.answering.generate.extract import (ANSWER_FLOOR, PASSAGE_ANSWER_FLOOR, PASSAGES_CHECKED,
                                                  AnswerProbability, Quote, Span, answer_roles,
                                                  choose_quotes, fit_window, line_at)
 from localrag.answering.judge.noise import near_repeat
@@ -404,7 +404,7 @@ class _Run:
         """One PassageJudgement per passage. Where PASSAGES_CHECKED (the relevance model's
         passage verdicts met TRUST_AUC on every corpus left out), a passage is judged
         to hold the answer when its best sentence's answer probability reaches
-        QUOTE_ANSWER_FLOOR, the floor of a quote shown as the answer; a passage without a
+        PASSAGE_ANSWER_FLOOR (chosen for verdicts on judged passages); a passage without a
         sentence the model read is not checked. Otherwise, and without the model, nothing
         is judged (relevant None, "relevance not checked": no shipped critic's own relevance
         labels met TRUST_AUC either, critics.RELEVANCE_CHECKED) and the critic's score only
@@ -415,7 +415,7 @@ class _Run:
                 self.judgements.append(PassageJudgement(passage=p, relevance=rel, relevant=None))
             else:
                 self.judgements.append(PassageJudgement(passage=p, relevance=rel,
-                                                        relevant=best >= QUOTE_ANSWER_FLOOR,
+                                                        relevant=best >= PASSAGE_ANSWER_FLOOR,
                                                         verdict="answers", answer_probability=best))
 
     def _answers(self, question: str, texts: Sequence[str]) -> Sequence[float]:

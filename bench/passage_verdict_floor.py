@@ -1,0 +1,86 @@
+"""Issue 17: where a passage's verdict ("judged to hold the answer") should sit, and what it
+is worth on corpora left out. Prints figures, asserts nothing.
+
+    python bench/passage_verdict_floor.py
+
+A passage is judged by its best sentence: the answer path's probability that the sentence
+answers (extract.ANSWER_COMBINATION over the pool it reads, the question's five passages
+read together; QuoteChoice.passage_answers). The floor of the verdict is chosen on the
+judged fused top 5 of the natural questions of kernel and git (fused-<c>.jsonl, written by
+bench/judged_recall.py --write-fused, three annotators' median), as the floor with the most
+verdicts right among 0.05-0.6; those questions are none of the training questions the
+combination was fitted on. It is reported on postgres, debref and zsh (nothing was fitted
+or chosen on them): AUC of the pooled best ("answers" against the rest), verdicts right at
+the floor (extract.PASSAGE_AUC, PASSAGE_ACCURACY; critics' TRUST_AUC and TRUST_ACCURACY
+decide whether verdicts are shown), and of the passages said to hold the answer, the share
+that do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from bench_relevance_model import auc  # noqa: E402
+from relevance_combiner import scored_sentences  # noqa: E402
+
+REL = HERE / "data" / "relevance"
+CHOOSE_ON = ("kernel", "git")
+REPORT_ON = ("postgres", "debref", "zsh")
+FLOORS = tuple(round(f, 3) for f in np.arange(0.05, 0.601, 0.025))
+
+
+def pooled_bests(corpus: str, rm, emb) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+    """(each judged passage's best answer probability, its label 0/1/2)."""
+    rows = [r for r in map(json.loads, (REL / f"fused-{corpus}.jsonl").read_text().splitlines())
+            if r.get("label") is not None]
+    by_q: dict[str, list[dict]] = {}
+    for r in rows:
+        by_q.setdefault(r["qid"], []).append(r)
+    best, lab = [], []
+    for rs in by_q.values():
+        rs.sort(key=lambda r: r["rank"])
+        cands, _, _, said = scored_sentences(rs[0]["question"], [r["title"] for r in rs],
+                                             [r["text"] for r in rs], rm, emb)
+        for i, r in enumerate(rs):
+            best.append(max((said[k] for k, c in enumerate(cands) if c.passage == i and said[k] is not None),
+                            default=0.0))
+            lab.append(int(r["label"]))
+    return np.array(best), np.array(lab)
+
+
+def main() -> None:
+    from indexer.embedder import Embedder
+    from indexer.relevance_model import RelevanceModel
+    from localrag.answering.generate.extract import QUOTE_ANSWER_FLOOR
+
+    rm, emb = RelevanceModel(), Embedder()
+    data = {c: pooled_bests(c, rm, emb) for c in CHOOSE_ON + REPORT_ON}
+    held = np.concatenate([data[c][0] for c in CHOOSE_ON])
+    yes = np.concatenate([data[c][1] for c in CHOOSE_ON]) == 2
+    right = {f: float(((held >= f) == yes).mean()) for f in FLOORS}
+    floor = max(FLOORS, key=lambda f: (round(right[f], 9), -abs(f - QUOTE_ANSWER_FLOOR)))
+    print(f"chosen on {' + '.join(CHOOSE_ON)} ({len(held)} passages, {int(yes.sum())} answer): floor {floor} "
+          f"({right[floor]:.3f} verdicts right; at the quotes' floor {QUOTE_ANSWER_FLOOR}: "
+          f"{((held >= QUOTE_ANSWER_FLOOR) == yes).mean():.3f})")
+    for c in CHOOSE_ON + REPORT_ON:
+        b, lab = data[c]
+        said = b >= floor
+        tag = "chosen on" if c in CHOOSE_ON else "left out"
+        print(f"  {c} ({tag}): {len(b)} passages ({int((lab == 2).sum())} answer); AUC of the pooled best "
+              f"{auc(b[lab == 2], b[lab < 2]):.3f}; verdicts right at {floor}: {(said == (lab == 2)).mean():.3f}; "
+              f"said to hold the answer {int(said.sum())}: answer {(lab[said] == 2).mean():.2f}, answer or "
+              f"related {(lab[said] >= 1).mean():.2f}; answering passages said to {said[lab == 2].mean():.2f}")
+
+
+if __name__ == "__main__":
+    main()
