@@ -4,7 +4,8 @@
 
 1. search recall (bench/bench_relevance.py; with --collect the candidate lists are
    collected again, otherwise the cached ones are reused when present);
-2. the answer combination's AUC on the corpora left out (bench/relevance_combiner.py);
+2. passages judged by their best sentence on the corpora left out: AUC and verdicts right at
+   the verdict floor chosen on kernel and git (bench/passage_verdict_floor.py);
 3. the annotators' judgments of the recorded answers (bench/bench_answer_judged.py);
 4. the answer-role rule on the judged units (bench/role_rule.py);
 5. search on zsh, the corpus nobody tuned on (bench/bench_retrieval.py --corpora zsh);
@@ -14,8 +15,10 @@
    judged recall@5 against the fused order, its weight beta chosen each corpus left out,
    and the exact lookups by key phrase (bench/judged_recall.py --sentence-rerank);
 8. the quotes of whole judged sentence pools (every quotable sentence of the shipped
-   search's five passages, judged by two annotators; bench/pool_quality.py): how often the
-   first quote answers, AUC, and what each role rule would show;
+   search's five passages, judged by two annotators): the answer combination fitted on the
+   training corpora's pools, its role rule chosen there, and on each corpus left out how
+   often the first quote answers, AUC, and what each role rule would show
+   (bench/answer_combination.py --choose-rule; the shipped constants' figures beside);
 9. speed against the main the issue was filed on (006a393): answer p50 and fresh-process
    `localrag search` p50 (default, i.e. with the second stage; without it; with the learned
    ranker), side by side in turns, and the second stage's cost per query in one warm
@@ -47,7 +50,7 @@ def main() -> None:
     ap.add_argument("--no-speed", action="store_true", help="skip the speed comparison with main 006a393")
     args = ap.parse_args()
     run("search, leave-one-corpus-out", ["bench/bench_relevance.py"] + ([] if args.collect else ["--reuse"]))
-    run("relevance model + quote scorer, corpora left out", ["bench/relevance_combiner.py"])
+    run("passage verdicts, corpora left out", ["bench/passage_verdict_floor.py"])
     run("judged answers", ["bench/bench_answer_judged.py"])
     run("answer-role rule on the judged units", ["bench/role_rule.py"])
     run("search on zsh (never tuned on)", ["bench/bench_retrieval.py", "--corpora", "zsh", "--reuse",
@@ -60,8 +63,9 @@ def main() -> None:
     run("exact lookups with the second stage (key phrase)", [
         "bench/judged_recall.py", "--sentence-rerank", "indexer/data/relevance", "--betas", "0.25,0.5,1,2",
         "--corpora", "kernel,git,postgres,debref", "--which", "exact"])
-    run("quotes of the judged sentence pools (search as shipped)", [
-        "bench/pool_quality.py", "--corpora", "postgres-v3,debref-v3,zsh-v3", "--keys", "combined"])
+    run("quotes of the judged sentence pools (search as shipped), the answer combination", [
+        "bench/answer_combination.py", "--model-dir", "indexer/data/relevance", "--corpora",
+        "postgres-v3,debref-v3,zsh-v3", "--fit-on", "kernel,git,rust,vim", "--choose-rule"])
     if not args.no_speed:
         run("speed against main 006a393", ["bench/bench_speed_vs_main.py", "--main-ref", "006a393"])
 

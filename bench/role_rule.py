@@ -19,6 +19,12 @@ choice corpus's questions (24 questions move the objective by a question or two:
 chosen on that noise would be chosen on nothing). postgres and debref, the corpora the
 answer targets are measured on, are only reported, with every quote shown as the answer
 (floor 0, ratio 0) as the ceiling that a role rule can reach.
+
+A round's probabilities are those of the combination it was recorded with: the rules are
+meant for the rounds of the two-signal combination (fitted on vim). The ten-signal
+combination and its rule (floor 0.125, 0.7 of the best, at most ANSWER_MAX) were chosen on
+whole judged pools instead (bench/answer_combination.py --choose-rule); this bench does not
+apply ANSWER_MAX, so its "shipped" row is that floor and ratio alone.
 """
 
 from __future__ import annotations

@@ -105,8 +105,9 @@ class Segment:
     role: Role = "answer"
     """answer: shown as (part of) the answer; context: a quote from a cited passage that is
     on the question's topic but was not judged to answer it (a quote: its probability of
-    answering, extract.answer_probability, under QUOTE_ANSWER_FLOOR or under half the best
-    quote's; a model sentence: the relevance model's under ANSWER_FLOOR): shown as context,
+    answering, extract.answer_probability, under QUOTE_ANSWER_FLOOR or under
+    ANSWER_MODEL_RELATIVE of the best quote's, or beyond the ANSWER_MAX best; a model
+    sentence: the relevance model's under ANSWER_FLOOR): shown as context,
     never with the answer's ✔."""
 
     @property
