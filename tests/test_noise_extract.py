@@ -32,6 +32,10 @@ from localrag.answering.judge.noise import noise_kind
     ("I hope this helps.", "filler"),
     ('"git bisect" details', "fragment"),
     ("Stash entries", "fragment"),
+    # cut before its end (a model's sentence at its token limit; a list's lead-in)
+    ("The integrity of all package files is", "fragment"),
+    ("automatically by installing the keyring with the latest base-files package, or", "fragment"),
+    ('The public Debian archive key can be seeded into "/etc/apt/trusted.gpg";', "fragment"),
 ])
 def test_noise_kinds(sentence, kind):
     assert noise_kind(sentence) == kind
@@ -42,6 +46,8 @@ def test_noise_kinds(sentence, kind):
     "The `--index` option tries to reinstate the index as well.",
     "Values beyond 100 can be considered.",
     "Run git gc.",
+    "Read the section on how to set up replication before you begin",   # no stop, a full clause
+    "Make sure that the keyring package is installed and up to date.",
 ])
 def test_meaningful_sentences_are_not_noise(sentence):
     assert noise_kind(sentence) is None

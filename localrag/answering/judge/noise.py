@@ -175,16 +175,28 @@ def is_continuation(sentence: str) -> bool:
     return bool(_CONTINUATION.match(sentence.strip()))
 
 
+_CUT_END = re.compile(
+    r"(?:[,;]|\b(?:a|an|the|of|to|at|by|for|with|from|into|onto|and|or|but|nor|is|are|was|"
+    r"were|be|been|has|have|had|will|would|can|could|should|may|might|must|than|that|which|"
+    r"whose|if|its|their|your|our|my))\s*$", re.IGNORECASE)
+
+
 def is_fragment(sentence: str) -> bool:
     """Too short to state anything (fewer than three words, or no word of four letters),
-    a title rather than a sentence, or cut inside a bracket (is_unbalanced)."""
+    a title rather than a sentence, cut inside a bracket (is_unbalanced), or cut before its
+    end: no closing stop, and it ends in a comma, a semicolon or a word that needs more
+    after it ("The integrity of all package files is", a model's sentence cut at its token
+    limit; a list's lead-in "... with the latest base-files package, or")."""
     words = _words(sentence)
     if len(words) < 3 or not any(len(w) >= 3 for w in words):
         return True
     if is_unbalanced(sentence):
         return True
+    closed = re.search(r"[.!?][\"')\]]*$", sentence.strip())
+    if not closed and _CUT_END.search(sentence.strip()):
+        return True
     # a title rather than a sentence: a few words without a closing stop
-    return len(words) <= 4 and not re.search(r"[.!?][\"')\]]*$", sentence.strip())
+    return len(words) <= 4 and not closed
 
 
 def _key(sentence: str) -> list[str]:
