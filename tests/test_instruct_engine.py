@@ -394,7 +394,7 @@ def test_quotes_are_still_chosen_when_the_relevance_model_cannot_be_read():
 def test_passages_are_judged_to_hold_the_answer_by_their_best_sentence(monkeypatch):
     """The passage verdicts met the AUC and accuracy targets (extract.PASSAGES_CHECKED),
     so each passage is judged by the best answer probability among its sentences
-    (QUOTE_ANSWER_FLOOR), said in the sources and in the decision line; the JSON keeps the
+    (PASSAGE_ANSWER_FLOOR), said in the sources and in the decision line; the JSON keeps the
     verdict. Without the model, or with one that cannot be read, nothing is judged
     (relevance not checked), and no passage is dropped either way."""
     from localrag.answering.generate import instruct
@@ -433,6 +433,18 @@ def test_passages_are_judged_to_hold_the_answer_by_their_best_sentence(monkeypat
                                [DENTIST, passage(3, "empty.md", "a b c"), BREAD]))
     assert [j.relevant for j in mixed.passages] == [True, None, False]
     assert "1 of 2 passages judged to hold the answer (1 not checked)" in decision_line(mixed)
+    # the verdict has a floor of its own (chosen on judged passages), apart from the floor
+    # of a quote's role: over it, the passage is judged not to hold the answer while its
+    # sentence is still quoted as the answer
+    from localrag.answering.generate.extract import PASSAGE_ANSWER_FLOOR, QUOTE_ANSWER_FLOOR
+
+    assert PASSAGE_ANSWER_FLOOR == 0.325 > QUOTE_ANSWER_FLOOR
+    with monkeypatch.context() as m:
+        m.setattr(instruct, "PASSAGE_ANSWER_FLOOR", ans.passages[0].answer_probability + 0.01)
+        strict = InstructEngine(scripted(), config=config(), critic=critic, embed=_hash_embed,
+                                answers=answers).answer("Who is my dentist?", retrieve=retriever(PASSAGES))
+    assert [j.relevant for j in strict.passages] == [False, False, False]
+    assert any(s.origin == "quote" and s.role == "answer" and "Okafor" in s.text for s in strict.segments)
 
     def broken(question: str, texts: Sequence[str]) -> list[float]:
         from indexer.relevance_model import RelevanceModelMissing
