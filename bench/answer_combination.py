@@ -35,7 +35,7 @@ from sentence_pools import labels_of, load_pool  # noqa: E402
 MEASURED = ("postgres", "debref", "zsh")
 ROLE_GRID = tuple((round(f, 3), r, k) for f in np.arange(0.0, 0.81, 0.025)
                   for r in (0.3, 0.5, 0.7, 0.9, 1.0) for k in (1, 2, 4))
-SHIPPED_RULE = (0.2, 0.5, 4)   # replaced by the chosen one with --choose-rule
+CHOSEN_RULE = (0.2, 0.5, 4)    # replaced by the one chosen with --choose-rule
 
 
 def product(questions: list[dict], names: list[str]) -> list[tuple[list[int], list[float]]]:
@@ -140,7 +140,7 @@ def main() -> None:
               f"at most {rule[2]}: share {hit / max(shown, 1):.3f}, answered {answered / n:.3f}")
         print(f"ANSWER_COMBINATION = {raw}")
         print(f"QUOTE_ANSWER_FLOOR = {rule[0]:g}; ANSWER_MODEL_RELATIVE = {rule[1]:g}; ANSWER_MAX = {rule[2]}")
-        globals()["SHIPPED_RULE"] = rule
+        globals()["CHOSEN_RULE"] = rule
 
     for name in measured:
         train = fit_on or [c for c in measured if c != name]
@@ -153,10 +153,12 @@ def main() -> None:
         for q in data[name]:
             z = ((np.array(q["x"])[:, use] - mu) / sd) @ w[:-1] + w[-1]
             qs.append((q["labels"], list(1 / (1 + np.exp(-z)))))
-        show("fit", evaluate(qs, rules=RULES + ((SHIPPED_RULE,) if args.choose_rule else ())))
+        show("fit", evaluate(qs, rules=RULES + ((CHOSEN_RULE,) if args.choose_rule else ())))
         if args.choose_rule:
-            show("shipped (extract.ANSWER_COMBINATION)", evaluate(product(data[name], names), rules=(
-                RULES + (SHIPPED_RULE,))))
+            from localrag.answering.generate.extract import ANSWER_MAX, ANSWER_MODEL_RELATIVE, QUOTE_ANSWER_FLOOR
+
+            show("shipped (extract.ANSWER_COMBINATION and its rule)", evaluate(product(data[name], names), rules=(
+                RULES + ((QUOTE_ANSWER_FLOOR, ANSWER_MODEL_RELATIVE, ANSWER_MAX),))))
         model_at = names.index("model")
         show("model alone", evaluate([(q["labels"], list(1 / (1 + np.exp(-np.array(q["x"])[:, model_at]))))
                                       for q in data[name]]))

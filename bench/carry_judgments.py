@@ -7,6 +7,8 @@ majority labels, for bench/bench_answer_judged.py.
     python bench/carry_judgments.py --round pool --new bench/data/answers/new-units-pool-{A,B,C}.jsonl
     python bench/carry_judgments.py --round srank --list-new bench/data/answers/new-units-srank.jsonl
                                          # the units no earlier round judged, for annotators
+    python bench/carry_judgments.py --round ltr --new bench/data/answers/new-units-ltr-{A,B,C}.jsonl \
+        --list-new bench/data/answers/new-units-ltr2.jsonl   # what neither they nor a round judged
 
 A unit's labels depend on the question, its text and its passage only (RUBRIC-answers.md),
 not on the rest of the answer, so a carried label is the label its annotators gave. Each
@@ -60,14 +62,36 @@ def earlier_labels(corpus: str) -> dict[tuple[str, str, str, str], dict]:
     return labels
 
 
-def list_new(rnd: str, corpora: list[str], out: Path) -> None:
+def new_labels(paths: list[Path]) -> list[dict[tuple[str, str, str, str], dict]]:
+    """Per annotator, the labels of the units listed for them, by unit_key. A labels file
+    `new-units-<batch>-<annotator>.jsonl` names units by (qid, unit number) of the list it
+    was judged from, `new-units-<batch>.jsonl` (list_new): the numbers are turned into the
+    units' text there, so an answer recorded again keeps only the labels of units whose text
+    is the same (a renumbered or new unit is left without labels, to be judged)."""
+    judges: dict[str, dict[tuple[str, str, str, str], dict]] = {}
+    for path in paths:
+        batch, annotator = path.stem.rsplit("-", 1)
+        listed = path.with_name(f"{batch}.jsonl")
+        if not listed.exists():
+            raise SystemExit(f"{path}: its list of units {listed} is missing (the labels name units by number)")
+        keys = {(q["qid"], u["unit"]): unit_key(q["qid"], u) for q in load(listed)
+                for u in q.get("units", [q])}          # the pool round listed one unit a line
+        mine = judges.setdefault(annotator, {})
+        for d in load(path):
+            mine[keys[(d["qid"], d["unit"])]] = d
+    return list(judges.values())
+
+
+def list_new(rnd: str, corpora: list[str], out: Path, judged: list[Path] = ()) -> None:
     """One line per question that has units no earlier round judged: the question, its
     key phrase and only those units (with their cited passage), as RUBRIC-answers.md reads."""
     lines, count = [], 0
+    done = new_labels(list(judged))
     for corpus in corpora:
         labels = earlier_labels(corpus)
         for a in load(DATA / f"answers-{corpus}-{rnd}.jsonl"):
-            new = [u for u in a["units"] if unit_key(a["qid"], u) not in labels]
+            new = [u for u in a["units"] if unit_key(a["qid"], u) not in labels
+                   and not (done and all(unit_key(a["qid"], u) in j for j in done))]
             if new:
                 count += len(new)
                 lines.append(json.dumps({**{k: a[k] for k in ("qid", "question", "key_phrase")},
@@ -80,15 +104,17 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--round", required=True)
     ap.add_argument("--corpora", default="postgres,debref,zsh")
-    ap.add_argument("--new", nargs="*", default=[], help="annotators' labels of the new units "
-                    "({qid, unit, supported, answers, noise} a line; qid names the corpus)")
+    ap.add_argument("--new", nargs="*", default=[], help="annotators' labels of the new units, "
+                    "new-units-<batch>-<annotator>.jsonl ({qid, unit, supported, answers, noise} a line, "
+                    "the unit numbered as in new-units-<batch>.jsonl); with --list-new: the units they "
+                    "already judged are not listed again")
     ap.add_argument("--list-new", default="", help="write the units no earlier round judged "
                     "(with their question and cited passage) to this file, for annotators, and stop")
     args = ap.parse_args()
     if args.list_new:
-        list_new(args.round, args.corpora.split(","), Path(args.list_new))
+        list_new(args.round, args.corpora.split(","), Path(args.list_new), [Path(p) for p in args.new])
         return
-    new_judges = [{(d["qid"], d["unit"]): d for d in load(Path(p))} for p in args.new]
+    new_judges = new_labels([Path(p) for p in args.new])
     for corpus in args.corpora.split(","):
         labels = earlier_labels(corpus)
         out, carried, fresh, missing = [], 0, 0, 0
@@ -98,8 +124,8 @@ def main() -> None:
                 v = labels.get(unit_key(a["qid"], u))
                 if v is not None:
                     carried += 1
-                elif all((a["qid"], u["unit"]) in j for j in new_judges) and new_judges:
-                    one = [{a["qid"]: {"units": [{**j[(a["qid"], u["unit"])], "unit": u["unit"]}]}}
+                elif new_judges and all(unit_key(a["qid"], u) in j for j in new_judges):
+                    one = [{a["qid"]: {"units": [{**j[unit_key(a["qid"], u)], "unit": u["unit"]}]}}
                            for j in new_judges]
                     v = majority(one)[a["qid"]]["units"][0]
                     fresh += 1

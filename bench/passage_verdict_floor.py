@@ -40,7 +40,9 @@ FLOORS = tuple(round(f, 3) for f in np.arange(0.05, 0.601, 0.025))
 
 
 def pooled_bests(corpus: str, rm, emb) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
-    """(each judged passage's best answer probability, its label 0/1/2)."""
+    """(each judged passage's best answer probability, its label 0/1/2), for the passages the
+    engine gives a verdict: a passage without a sentence the model read is "not checked"
+    and left out (counted in `unchecked`)."""
     rows = [r for r in map(json.loads, (REL / f"fused-{corpus}.jsonl").read_text().splitlines())
             if r.get("label") is not None]
     by_q: dict[str, list[dict]] = {}
@@ -52,10 +54,16 @@ def pooled_bests(corpus: str, rm, emb) -> tuple[np.ndarray, np.ndarray]:  # noqa
         cands, _, _, said = scored_sentences(rs[0]["question"], [r["title"] for r in rs],
                                              [r["text"] for r in rs], rm, emb)
         for i, r in enumerate(rs):
-            best.append(max((said[k] for k, c in enumerate(cands) if c.passage == i and said[k] is not None),
-                            default=0.0))
+            mine = [said[k] for k, c in enumerate(cands) if c.passage == i and said[k] is not None]
+            if not mine:
+                unchecked[corpus] = unchecked.get(corpus, 0) + 1
+                continue
+            best.append(max(mine))
             lab.append(int(r["label"]))
     return np.array(best), np.array(lab)
+
+
+unchecked: dict[str, int] = {}
 
 
 def main() -> None:
@@ -76,7 +84,8 @@ def main() -> None:
         b, lab = data[c]
         said = b >= floor
         tag = "chosen on" if c in CHOOSE_ON else "left out"
-        print(f"  {c} ({tag}): {len(b)} passages ({int((lab == 2).sum())} answer); AUC of the pooled best "
+        print(f"  {c} ({tag}): {len(b)} passages given a verdict ({int((lab == 2).sum())} answer; "
+              f"{unchecked.get(c, 0)} not checked: no sentence the model read); AUC of the pooled best "
               f"{auc(b[lab == 2], b[lab < 2]):.3f}; verdicts right at {floor}: {(said == (lab == 2)).mean():.3f}; "
               f"said to hold the answer {int(said.sum())}: answer {(lab[said] == 2).mean():.2f}, answer or "
               f"related {(lab[said] >= 1).mean():.2f}; answering passages said to {said[lab == 2].mean():.2f}")

@@ -127,7 +127,7 @@ def scored_sentences(question: str, titles: list[str], passages: list[str], rm, 
 def passage_figures(name: str, passages: list[dict], w: np.ndarray, rm, emb) -> None:  # noqa: ANN001
     """AUC of each passage's best sentence (model, scorer, fit) against the annotators'
     "answers", the five passages of each question read together as the answer path does."""
-    from localrag.answering.generate.extract import QUOTE_ANSWER_FLOOR, RELEVANCE_POOL
+    from localrag.answering.generate.extract import PASSAGE_ANSWER_FLOOR, RELEVANCE_POOL
 
     by_q: dict[str, list[dict]] = {}
     for r in passages:
@@ -148,13 +148,13 @@ def passage_figures(name: str, passages: list[dict], w: np.ndarray, rm, emb) -> 
                 best[key].append(float(max(v[mine])) if mine else -20.0)
     lab_a = np.array(lab)
     held = np.array(pooled)
-    said = held >= QUOTE_ANSWER_FLOOR
+    said = held >= PASSAGE_ANSWER_FLOOR
     print(f"  {name}: passages holding a quote of the answer path's pool (the scorer's best "
-          f"{RELEVANCE_POOL}) at p >= {QUOTE_ANSWER_FLOOR}: {int(said.sum())} of {len(held)}; of them "
+          f"{RELEVANCE_POOL}) at p >= {PASSAGE_ANSWER_FLOOR}: {int(said.sum())} of {len(held)}; of them "
           f"answer {(lab_a[said] == 2).mean():.2f}, answer or related {(lab_a[said] >= 1).mean():.2f}; "
           f"answering passages found {said[lab_a == 2].mean():.2f}; AUC of the pooled best "
           f"{auc(held[lab_a == 2], held[lab_a < 2]):.3f}; verdicts right (holds / does not hold "
-          f"the answer, as the engine would say them) {((held >= QUOTE_ANSWER_FLOOR) == (lab_a == 2)).mean():.3f}")
+          f"the answer, as the engine would say them, counting a passage it leaves unchecked as 'does not') {((held >= PASSAGE_ANSWER_FLOOR) == (lab_a == 2)).mean():.3f}")
     pf = 1 / (1 + np.exp(-(np.array(best["fit"]) + w[2])))
     for cut in (0.2, 0.3, 0.5):
         said = pf >= cut

@@ -35,7 +35,7 @@ from localrag.answering.judge.noise import noise_kind
     # cut before its end (a model's sentence at its token limit; a list's lead-in)
     ("The integrity of all package files is", "fragment"),
     ("automatically by installing the keyring with the latest base-files package, or", "fragment"),
-    ('The public Debian archive key can be seeded into "/etc/apt/trusted.gpg";', "fragment"),
+    ("Selects the schema, the table and", "fragment"),
 ])
 def test_noise_kinds(sentence, kind):
     assert noise_kind(sentence) == kind
@@ -48,6 +48,13 @@ def test_noise_kinds(sentence, kind):
     "Run git gc.",
     "Read the section on how to set up replication before you begin",   # no stop, a full clause
     "Make sure that the keyring package is installed and up to date.",
+    # no stop, yet whole: a flag or file name ending in a letter, a closing preposition, code
+    "To list hidden files as well, run ls -a",
+    "To stage every change, including deletions, use git add -A",
+    "Link the program statically against libfoo.a",
+    "This is exactly what the --no-verify option is for",
+    "Use whichever editor you are comfortable with",
+    "In Rust you declare an immutable binding with let x = 5;",
 ])
 def test_meaningful_sentences_are_not_noise(sentence):
     assert noise_kind(sentence) is None

@@ -80,9 +80,10 @@ def test_with_the_relevance_model_only_what_it_finds_answering_is_the_answer():
 
     assert (QUOTE_ANSWER_FLOOR, ANSWER_MODEL_RELATIVE, ANSWER_MAX) == (0.125, 0.7, 2)
     default = [replace(_q(0.8, 0), answers=0.30), replace(_q(0.7, 10), answers=0.25),
-               replace(_q(0.6, 20), answers=0.14)]
-    assert answer_roles(default) == [True, True, False]            # 0.14 < 0.7 x 0.30
+               replace(_q(0.6, 20), answers=0.18)]
+    assert answer_roles(default) == [True, True, False]            # 0.18 < 0.7 x 0.30
     assert answer_roles([replace(_q(0.8, 0), answers=0.12)]) == [False]   # under the floor
+    assert answer_roles([replace(_q(0.8, 0), answers=0.13)]) == [True]    # over it (0.125)
     # three that pass: the best two are the answer, the third is context
     three = [replace(_q(0.8, 0), answers=0.40), replace(_q(0.7, 10), answers=0.38),
              replace(_q(0.75, 15, "after"), answers=0.38), replace(_q(0.6, 20), answers=0.36)]
@@ -130,6 +131,18 @@ def test_answer_probabilities_read_the_candidates_together():
                                   [0.3] + [0.99] * (len(cands) - 1))
     assert len(cands) >= 2 and beside[0] < alone[0]
     assert answer_probabilities(q, [text], None, [], [], [], []) == []
+    # without titles the subject line alone names what a sentence is about
+    untitled = answer_probabilities(q, [text], None, cands, feats, probs, [0.3] * len(cands))
+    assert len(untitled) == len(cands) and all(0.0 < x < 1.0 for x in untitled)
+    # a sentence of a passage whose best sentence is far below the best passage's
+    other = "Unrelated passage. It talks about bread and ovens at length."
+    cands2 = candidates_of(q, [text, other])
+    feats2, probs2 = score_candidates(q, [text, other], cands2, _fake_embed)
+    second = [k for k, c in enumerate(cands2) if c.passage == 1]
+    flat = answer_probabilities(q, [text, other], None, cands2, feats2, probs2, [0.3] * len(cands2))
+    lower = answer_probabilities(q, [text, other], None, cands2, feats2, probs2,
+                                 [0.3 if c.passage == 1 else 0.9 for c in cands2])
+    assert second and all(lower[k] < flat[k] for k in second)
 
 
 def _fake_embed(texts):

@@ -150,8 +150,9 @@ class Quote:
     subject: Span | None = None   # the term or signature line the sentence describes
                                   # (subject_of), quoted before it as code
     answers: float | None = None  # the probability that it answers the question: the
-                                  # relevance model's with the scorer's (answer_probability;
-                                  # None: no model, roles by the scorer alone)
+                                  # relevance model's with the scorer's and more signals
+                                  # (ANSWER_COMBINATION, answer_probabilities; None: no
+                                  # model, roles by the scorer alone)
 
 
 _CALLOUT = re.compile(r"(?:\s+<\d+>)+\s*$")      # AsciiDoc callouts: "$ git init   <1>"
@@ -657,22 +658,23 @@ scorer ranked low, and each passage's best sentence then separated the passages 
 the answer less well (AUC 0.835 on postgres against 0.870 with every candidate)."""
 
 
-PASSAGE_AUC = {"postgres": 0.876, "debref": 0.956, "zsh": 0.875}
+PASSAGE_AUC = {"postgres": 0.876, "debref": 0.954, "zsh": 0.875}
 """A passage judged by its best sentence (QuoteChoice.passage_answers, the answer path's
 pooled best probability): AUC of "answers" against the rest of each natural question's
 fused top 5 as annotators judged it (bench/data/relevance/fused-<corpus>.jsonl, the median
 of three; `python bench/passage_verdict_floor.py`), on corpora neither the model nor
-ANSWER_COMBINATION was fitted or chosen on (2-core AMD EPYC, int8 indexes; 200, 200 and 360
-passages). With the combination before this one (the model and the scorer, fitted on vim):
+ANSWER_COMBINATION was fitted or chosen on (2-core AMD EPYC, int8 indexes; the 200, 196 and
+360 passages the engine gives a verdict: 4 of debref's 200 have no sentence the model read,
+"not checked"). With the combination before this one (the model and the scorer, fitted on vim):
 0.871, 0.947 and 0.855; with the scorer's best 16 only: 0.835, 0.928, 0.717."""
 PASSAGE_ANSWER_FLOOR = 0.325
 """A passage is said to hold the answer when its best sentence's probability reaches this.
 Chosen apart from the quotes' floor (QUOTE_ANSWER_FLOOR decides a quote's role among the
 answer's; this one a verdict on its own) on the judged fused top 5 of kernel's and git's
-natural questions (720 passages, none of the training questions), as the floor with the most
-verdicts right among 0.05-0.6 (0.854 there; 0.760 at the quotes' floor);
+natural questions (706 passages given a verdict, none of the training questions), as the floor with the most
+verdicts right among 0.05-0.6 (0.851 there; 0.755 at the quotes' floor);
 `python bench/passage_verdict_floor.py`."""
-PASSAGE_ACCURACY = {"postgres": 0.830, "debref": 0.860, "zsh": 0.867}
+PASSAGE_ACCURACY = {"postgres": 0.830, "debref": 0.857, "zsh": 0.867}
 """The same passages: the share whose verdict at PASSAGE_ANSWER_FLOOR is right ("holds the
 answer" for a passage annotators judged to answer, "does not" for the rest). Of the passages
 said to hold the answer, 0.71 / 0.83 / 0.76 do (0.93 / 0.96 / 0.88 answer or are related);
@@ -728,8 +730,9 @@ def choose_quotes(question: str, passages: Sequence[str], embed: Embed, *,
 
     `answers`: the relevance model. Given, it reads the scorer's best RELEVANCE_POOL
     candidates (with their passage's title from `titles` and their subject line) and the
-    quotes are the best by its probability combined with the scorer's (answer_probability),
-    each Quote.answers (and Quote.score) that probability; QuoteChoice.passage_answers holds
+    quotes are the best by its probability combined with the scorer's and the other signals
+    of answer_features (answer_probabilities, the candidates it read together), each
+    Quote.answers (and Quote.score) that probability; QuoteChoice.passage_answers holds
     each passage's best. On that path `min_score` applies to the scorer's probability,
     before the combination, and `relative` to the combined one at its default
     (RELATIVE_CUT)."""

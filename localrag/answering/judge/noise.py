@@ -175,18 +175,22 @@ def is_continuation(sentence: str) -> bool:
     return bool(_CONTINUATION.match(sentence.strip()))
 
 
-_CUT_END = re.compile(
-    r"(?:[,;]|\b(?:a|an|the|of|to|at|by|for|with|from|into|onto|and|or|but|nor|is|are|was|"
-    r"were|be|been|has|have|had|will|would|can|could|should|may|might|must|than|that|which|"
-    r"whose|if|its|their|your|our|my))\s*$", re.IGNORECASE)
+_CUT_END = re.compile(r"(?:,|(?:^|\s)(?:a|an|the|of|and|or|but|nor|than|whose|its|their|your|our|"
+                      r"my|is|are))\s*$")
+"""The end of a sentence cut before its end: a comma, or (after a space, in lower case) a word
+that no English sentence ends on: an article, "of", a conjunction, a possessive, "is" /
+"are". Not a preposition ("what the option is for"), not "be" / "that", not a ";" (code ends
+so), not a single letter after "-" or "." ("ls -a", "libfoo.a")."""
 
 
 def is_fragment(sentence: str) -> bool:
     """Too short to state anything (fewer than three words, or no word of four letters),
     a title rather than a sentence, cut inside a bracket (is_unbalanced), or cut before its
     end: no closing stop, and it ends in a comma, a semicolon or a word that needs more
-    after it ("The integrity of all package files is", a model's sentence cut at its token
-    limit; a list's lead-in "... with the latest base-files package, or")."""
+    after it (_CUT_END: "The integrity of all package files is", a model's sentence cut at
+    its token limit; "... with the latest base-files package, or", a list item it copied).
+    A file's quote always ends in a stop or ":" (candidate_units), so this reads the
+    model's own sentences."""
     words = _words(sentence)
     if len(words) < 3 or not any(len(w) >= 3 for w in words):
         return True
