@@ -784,6 +784,11 @@ on vim's 1,800 sentences); AUC of "answers" against the rest 0.869 / 0.945 / 0.9
 0.940 / 0.900). Calibrated on the training pools' base rate (3.5% of the sentences answer)."""
 
 
+def _logit(p: float, eps: float = 1e-6) -> float:
+    p = min(max(float(p), eps), 1 - eps)
+    return math.log(p / (1 - p))
+
+
 def answer_probability(features: dict[str, float]) -> float:
     """ANSWER_COMBINATION of one candidate's answer_features."""
     w = ANSWER_COMBINATION
@@ -799,8 +804,7 @@ def answer_probabilities(question: str, passages: Sequence[str], titles: Sequenc
     the best of them. `model_probs`: the relevance model's probability of each."""
     if not candidates:
         return []
-    logits = [math.log(min(max(float(p), 1e-9), 1 - 1e-9)) - math.log1p(-min(max(float(p), 1e-9), 1 - 1e-9))
-              for p in model_probs]
+    logits = [_logit(p, 1e-9) for p in model_probs]   # the model's own logits (-14 to 5 in practice)
     rows = answer_features(question, passages, titles or [""] * len(passages), candidates,
                            scorer_features, scorer_probs, logits)
     return [answer_probability(r) for r in rows]
@@ -814,12 +818,8 @@ def answer_features(question: str, passages: Sequence[str], titles: Sequence[str
     and its gap to the question's best, the same for the quote scorer, what the sentence's
     term or signature line and its passage's title hold of the question's terms, and the
     best model logit of its passage against the question's best."""
-    def logit(p: float) -> float:
-        p = min(max(float(p), 1e-6), 1 - 1e-6)
-        return math.log(p / (1 - p))
-
     model = [float(z) for z in model_logits]
-    scorer = [logit(p) for p in scorer_probs]
+    scorer = [_logit(p) for p in scorer_probs]
     top_m = max(model, default=0.0)
     top_s = max(scorer, default=0.0)
     subjects = [subject_of(passages[c.passage], c.span) for c in candidates]
