@@ -46,6 +46,7 @@ def main() -> None:
     from bench_relevance import index_dir
 
     from localrag.answering.label.render import LABEL_SYMBOL, segment_symbol
+    from localrag.answering.label.units import inline_code
     from localrag.assistant import Assistant
 
     OUT_DIR.mkdir(parents=True, exist_ok=True)
@@ -73,13 +74,16 @@ def main() -> None:
                 for i, seg in enumerate(ans.segments):
                     p = seg.passage
                     units.append(dict(
-                        unit=i + 1, text=seg.text, kind=seg.kind, origin=seg.origin, role=seg.role,
+                        # a quote with its subject (the term line it describes) reads as shown:
+                        # the line as inline code, then the sentence, one unit
+                        unit=i + 1, text=(f"{inline_code(seg.subject)} {seg.text}" if seg.subject
+                                          else seg.text), kind=seg.kind, origin=seg.origin, role=seg.role,
                         mark=segment_symbol(seg), label=seg.label,
                         shown_as_answer=seg.role == "answer" and LABEL_SYMBOL[seg.label] == "✔",
                         file=p.path[len(docs):] if p is not None and p.path.startswith(docs) else None,
                         line=seg.line, passage_title=p.title if p else None,
                         # a quote's: the probability that it answers (extract.answer_probability),
-                        # shared by its group (subject line, code block, reading context); a
+                        # shared by its group (code block, reading context); a
                         # role rule can then be tried on judged units (bench/role_rule.py)
                         score=(round(float(seg.scores.total), 4) if seg.origin == "quote"
                                and seg.scores is not None else None),

@@ -92,10 +92,7 @@ def test_the_answer_cites_the_right_file_and_labels_no_noise_supported(
     assert any(Path(s.passage.path).name == expected_file for s in supported
                if s.label == "fully")
     # nothing that is not a statement is labelled supported
-    for k, s in enumerate(supported):
-        if s.kind == "code" and s.origin == "quote" and s.text.count("\n") == 2 and \
-                k + 1 < len(supported) and supported[k + 1].kind == "sentence":
-            continue     # a quote's subject line (its option term, extract.subject_of), as code
+    for s in supported:
         assert looks_like_a_statement(s.text), s.text
     # quotes are the file's own words, starting on the line they cite
     for s in ans.segments:
@@ -108,6 +105,8 @@ def test_the_answer_cites_the_right_file_and_labels_no_noise_supported(
         words = code_body(s.text) if s.kind == "code" else s.text   # a block: its lines
         pos = from_line.find(" ".join(words.split()))
         assert 0 <= pos <= len(" ".join(lines[s.line - 1].split())), (s.line, s.text)
+        if s.subject is not None:   # the term line it describes: verbatim, above the sentence
+            assert " ".join(s.subject.split()) in " ".join(" ".join(lines[:s.line]).split()), s.subject
     # on_segment saw every unit of the answer, in order, and the quotes reached it before
     # the model started generating: quotes, one generate call, then the model's units
     quotes = [s for s in ans.segments if s.origin == "quote"]

@@ -472,3 +472,39 @@ def test_the_nothing_answers_note_needs_every_unit_to_be_context():
         "Who is my dentist?", retrieve=retriever(PASSAGES))
     assert ans.segments and all(s.role == "answer" for s in ans.segments)
     assert not any("judged none of these" in n for n in ans.notes)
+
+
+def test_a_quotes_subject_is_part_of_its_unit_under_one_mark():
+    """A sentence that describes a term it does not name ("Specifies the maximum ...")
+    is quoted with the term line (extract.subject_of) in the same unit: one mark for the
+    name and what it says, never a ✔ on the bare name. The unit's line is the sentence's
+    own; renderings show the term as inline code before the quote; a saved chat keeps it."""
+    from localrag.answering.label.answer import answer_from_json
+    from localrag.answering.label.render import answer_to_markdown, answer_to_text
+
+    text = ("The role and meaning of these parameters does not change.\n\n"
+            "max_wal_senders ( integer )\n\nSpecifies the maximum number of concurrent "
+            "connections from standby servers. The default is 10 .")
+    doc = passage(0, "replication.html", text)
+    critic = StubCritic(relevance={"replication.html": 0.9})
+
+    def answers(question: str, texts: Sequence[str]) -> list[float]:
+        return [0.9 if "Specifies the maximum" in t else 0.05 for t in texts]
+
+    ans = InstructEngine(scripted(), config=config(), critic=critic, embed=_hash_embed,
+                         answers=answers).answer("How many standby servers can connect at once?",
+                                                 retrieve=retriever([doc]))
+    quotes = [s for s in ans.segments if s.origin == "quote"]
+    first = quotes[0]
+    assert first.text.startswith("Specifies the maximum") and first.kind == "sentence"
+    assert first.subject == "max_wal_senders ( integer )" and first.role == "answer"
+    assert first.line == doc.start_line + 4           # the sentence's own line, not the term's
+    assert not any(s.kind == "code" and "max_wal_senders" in s.text for s in ans.segments)
+    assert "✔ `max_wal_senders ( integer )` “Specifies the maximum" in answer_to_text(ans)
+    assert "✔ `max_wal_senders ( integer )` “Specifies the maximum" in answer_to_markdown(ans)
+    again = answer_from_json(ans.to_json())
+    assert [s.subject for s in again.segments] == [s.subject for s in ans.segments]
+    old = ans.to_json()
+    for seg in old["segments"]:
+        seg.pop("subject")                             # a chat saved before subjects
+    assert all(s.subject is None for s in answer_from_json(old).segments)

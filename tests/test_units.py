@@ -11,6 +11,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
 
 from localrag.answering.label.answer import answer_from_json  # noqa: E402
@@ -264,3 +266,16 @@ def test_a_passage_score_reads_as_relevance_only_when_relevance_is_checked():
 
     shown = source_text(_Answer(), 0).plain
     assert "score 1.00, relevance not checked" in shown and " rel " not in shown
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("max_wal_senders ( integer )", "`max_wal_senders ( integer )`"),
+    ("--[no-]force-with-lease:", "`--[no-]force-with-lease:`"),
+    ("use `git log`:", "``use `git log`:``"),            # a longer run around the one inside
+    ("`HOME`", "`` `HOME` ``"),                            # a space where it starts with one
+    ("two\n  lines", "`two lines`"),                       # always one line
+])
+def test_inline_code_holds_any_term_line(text, shown):
+    from localrag.answering.label.units import inline_code
+
+    assert inline_code(text) == shown

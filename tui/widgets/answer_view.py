@@ -274,8 +274,10 @@ class SegmentLine(Vertical, can_focus=True):
 
     @property
     def copy_text(self) -> str:
-        """What `c` copies: the sentence or list item as written."""
-        return self.segment.text.strip()
+        """What `c` copies: the sentence or list item as written (a quote after the term
+        line it describes, when it has one)."""
+        text = self.segment.text.strip()
+        return f"{self.segment.subject.strip()}\n{text}" if self.segment.subject else text
 
     def action_open_source(self) -> None:
         _open_citation(self, self.answer, self.citation, segment=self.segment)

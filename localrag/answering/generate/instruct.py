@@ -435,24 +435,23 @@ class _Run:
         return ["answer" if float(p) >= ANSWER_FLOOR else "context" for p in probs]
 
     def _quote_segments(self, quote: Quote) -> list[Segment]:
-        """A quote as answer units: its sentence, then the code block it introduces (one
-        unit, its lines as in the file, cited at the block's first line)."""
+        """A quote as answer units: its sentence (with its subject, the term line it
+        describes, in the same unit), then the code block it introduces (one unit, its
+        lines as in the file, cited at the block's first line)."""
         self._check_cancel()
         passage = self.judgements[quote.passage].passage
         scores = Scores(rel=self.judgements[quote.passage].relevance, sup=1.0, total=quote.score)
-        pieces = []
-        if quote.subject is not None:   # what the sentence describes: its term line, as code
-            pieces.append(("code", fenced([quote.subject.text]), quote.subject.start, True))
-        pieces.append(("sentence", quote.span.text, quote.span.start, quote.subject is not None))
+        subject = quote.subject.text if quote.subject is not None else None
+        pieces = [("sentence", quote.span.text, quote.span.start, subject is not None, subject)]
         if quote.code is not None:
-            pieces.append(("code", fenced(quote.code.text.split("\n")), quote.code.start, True))
+            pieces.append(("code", fenced(quote.code.text.split("\n")), quote.code.start, True, None))
         out = []
-        for kind, text, start, starts_block in pieces:
+        for kind, text, start, starts_block, named in pieces:
             role = "answer" if self._answering.get(id(quote), True) else "context"
             seg = Segment(text=text, kind=kind, starts_block=starts_block, label="fully",
                           scores=scores, citation=quote.passage, passage=passage,
                           origin="quote", line=line_at(passage.text, start, passage.start_line),
-                          label_source="quote", role=role)
+                          label_source="quote", role=role, subject=named)
             out.append(seg)
             if self.on_segment is not None:
                 self.on_segment(seg)

@@ -109,6 +109,11 @@ class Segment:
     ANSWER_MODEL_RELATIVE of the best quote's, or beyond the ANSWER_MAX best; a model
     sentence: the relevance model's under ANSWER_FLOOR): shown as context,
     never with the answer's ✔."""
+    subject: str | None = None
+    """A quoted sentence's subject: the term or signature line it describes and does not
+    name itself (extract.subject_of, e.g. `FULL:` above "Selects full vacuum ..."), shown
+    before the sentence as inline code, in the same unit and under the same mark: a name
+    answers nothing alone, so it never gets a mark of its own."""
 
     @property
     def locator(self) -> str | None:
@@ -131,6 +136,7 @@ class Segment:
             "citation": None if self.citation is None else self.citation + 1,
             "line": self.line,
             "role": self.role,
+            "subject": self.subject,
         }
 
 
@@ -233,6 +239,7 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
             origin="quote" if seg.get("origin") == "quote" else "model",
             line=seg.get("line"),
             role="context" if seg.get("role") == "context" else "answer",
+            subject=seg["subject"] if isinstance(seg.get("subject"), str) else None,
         ))
     return Answer(
         question=str(data.get("question", "")),

@@ -11,7 +11,7 @@ import re
 
 from localrag.answering.label.answer import (LABEL_SOURCE_TEXT, LABEL_TEXT, Answer, PassageJudgement,
                                              RetrievalDecision, Segment)
-from localrag.answering.label.units import code_body, code_language
+from localrag.answering.label.units import code_body, code_language, inline_code
 
 LABEL_SYMBOL: dict[str, str] = {
     "fully": "✔",          # fully supported
@@ -103,9 +103,12 @@ def segment_label(seg: Segment) -> str:
 
 
 def segment_body(seg: Segment) -> str:
-    """The unit's text as shown: quotes in quotation marks."""
+    """The unit's text as shown: quotes in quotation marks, after their subject (the term
+    line the sentence describes) as inline code."""
     text = seg.text.strip()
-    return f"“{text}”" if seg.origin == "quote" else text
+    if seg.origin != "quote":
+        return text
+    return (f"{inline_code(seg.subject)} " if seg.subject else "") + f"“{text}”"
 
 
 def _cite(seg: Segment, fmt: str) -> str:

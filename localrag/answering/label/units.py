@@ -119,6 +119,16 @@ def fenced(code_lines: Sequence[str], lang: str = "", *, closed: bool = True) ->
     return f"{text}\n{fence}" if closed else text
 
 
+def inline_code(text: str) -> str:
+    """`text` as Markdown inline code on one line; the backtick run around it is longer
+    than any inside, with a space where the text itself starts or ends with a backtick."""
+    text = " ".join(text.split())
+    longest = max((len(m.group(0)) for m in re.finditer(r"`+", text)), default=0)
+    tick = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{tick}{pad}{text}{pad}{tick}"
+
+
 def code_body(text: str) -> str:
     """The code of a code unit: its lines without the fences."""
     lines = text.split("\n")
@@ -453,5 +463,5 @@ def join_units(units: Iterable[UnitLike]) -> str:
 
 
 __all__ = ["Unit", "UnitKind", "code_body", "code_language", "dedent_lines", "fenced",
-           "indent_width", "join_units",
+           "indent_width", "inline_code", "join_units",
            "plain_text", "split_units", "unit_finished"]
