@@ -43,7 +43,38 @@ def product(questions: list[dict], names: list[str]) -> list[tuple[list[int], li
     of each candidate's features (the shipped ANSWER_COMBINATION)."""
     from localrag.answering.generate.extract import answer_probability
 
-    return [(q["labels"], [answer_probability(dict(zip(names, row))) for row in q["x"]]) for q in questions]
+    return [(q["labels"], [answer_probability(dict(zip(names, row))) for row in q["x"]], q["follows"])
+            for q in questions]
+
+
+def add_follows(corpus: str, questions: list[dict]) -> int:
+    """Sets each question's "follows" (pool_quality.evaluate: per candidate, the candidate it
+    comes right after in its passage with only white space between, else -1), so that the
+    figures count ✔ units as the answer path shows them, chosen sentences that follow each
+    other as one excerpt (extract.excerpts). The candidates are recomputed from the pool's
+    passages and matched by offset; a question whose cached candidates no longer match (a
+    candidate rule changed since the cache) keeps every sentence apart. Returns how many."""
+    from localrag.answering.generate import extract as ex
+
+    pool = {r["qid"]: r for r in load_pool(corpus)}
+    apart = 0
+    for q in questions:
+        r = pool[q["qid"]]
+        texts = [p["text"] for p in r["passages"]]
+        cands = ex.candidates_of(r["question"], texts)
+        judged = {(c["passage"] - 1, c["start"]) for c in r["candidates"]}
+        keep = [cands[k] for k, c in enumerate(cands) if (c.passage, c.span.start) in judged]
+        q["follows"] = [-1] * len(q["labels"])
+        if len(keep) != len(q["labels"]):
+            apart += 1
+            continue
+        for k, c in enumerate(keep):
+            before = [j for j, b in enumerate(keep) if b.passage == c.passage and b.span.end <= c.span.start]
+            if before:
+                j = max(before, key=lambda j: keep[j].span.end)
+                if not texts[c.passage][keep[j].span.end:c.span.start].strip():
+                    q["follows"][k] = j
+    return apart
 
 
 def model_key(model_dirs: list[Path]) -> str:
@@ -105,6 +136,10 @@ def main() -> None:
     measured = args.corpora.split(",")
     fit_on = [] if args.fit_on == "loo" else args.fit_on.split(",")
     data = {c: pool_features(c, model_dir, emb) for c in dict.fromkeys(measured + fit_on)}
+    apart = {c: add_follows(c, qs) for c, qs in data.items()}
+    print("✔ units counted as shown: chosen sentences that follow each other in a passage are one "
+          "excerpt (extract.excerpts); questions whose cached candidates no longer match, kept apart: "
+          + ", ".join(f"{c} {k}" for c, k in apart.items()))
     names = data[measured[0]][0]["names"]
     use = [names.index(n) for n in args.features.split(",")] if args.features else list(range(len(names)))
     print(f"features: {', '.join(names[i] for i in use)}")
@@ -126,7 +161,7 @@ def main() -> None:
         for c in fit_on:
             for q in data[c]:
                 z = np.array(q["x"])[:, use] @ np.array([raw[names[i]] for i in use]) + raw["bias"]
-                qs.append((q["labels"], list(1 / (1 + np.exp(-z)))))
+                qs.append((q["labels"], list(1 / (1 + np.exp(-z))), q["follows"]))
         res = evaluate(qs, rules=ROLE_GRID)
         n = res["n"]
 
@@ -152,7 +187,7 @@ def main() -> None:
         qs = []
         for q in data[name]:
             z = ((np.array(q["x"])[:, use] - mu) / sd) @ w[:-1] + w[-1]
-            qs.append((q["labels"], list(1 / (1 + np.exp(-z)))))
+            qs.append((q["labels"], list(1 / (1 + np.exp(-z))), q["follows"]))
         show("fit", evaluate(qs, rules=RULES + ((CHOSEN_RULE,) if args.choose_rule else ())))
         if args.choose_rule:
             from localrag.answering.generate.extract import ANSWER_MAX, ANSWER_MODEL_RELATIVE, QUOTE_ANSWER_FLOOR
@@ -160,8 +195,8 @@ def main() -> None:
             show("shipped (extract.ANSWER_COMBINATION and its rule)", evaluate(product(data[name], names), rules=(
                 RULES + ((QUOTE_ANSWER_FLOOR, ANSWER_MODEL_RELATIVE, ANSWER_MAX),))))
         model_at = names.index("model")
-        show("model alone", evaluate([(q["labels"], list(1 / (1 + np.exp(-np.array(q["x"])[:, model_at]))))
-                                      for q in data[name]]))
+        show("model alone", evaluate([(q["labels"], list(1 / (1 + np.exp(-np.array(q["x"])[:, model_at]))),
+                                       q["follows"]) for q in data[name]]))
 
 
 if __name__ == "__main__":

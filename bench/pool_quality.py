@@ -55,14 +55,33 @@ def auc(pos: np.ndarray, neg: np.ndarray) -> float:
     return float((ranks[:len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
 
 
-def evaluate(questions: list[tuple[list[int], list[float]]], *, max_quotes: int = 4,
-             rules=RULES) -> dict:
-    """questions: per question (labels, probabilities) over its candidates. A rule is
-    (floor, ratio) or (floor, ratio, at most this many ✔), among the first `max_quotes`."""
+def excerpt_of(chosen: list[int], follows: list[int]) -> dict[int, int]:
+    """Per chosen candidate, the first chosen candidate of its excerpt (extract.excerpts):
+    `follows[k]` is the candidate that k comes right after in its passage (white space
+    between), or -1."""
+    chosen_set = set(chosen)
+    head: dict[int, int] = {}
+
+    def first(k: int) -> int:
+        if k not in head:
+            j = follows[k]
+            head[k] = first(j) if j >= 0 and j in chosen_set else k
+        return head[k]
+
+    return {k: first(k) for k in chosen}
+
+
+def evaluate(questions: list[tuple], *, max_quotes: int = 4, rules=RULES) -> dict:
+    """questions: per question (labels, probabilities) over its candidates, or (labels,
+    probabilities, follows) where follows[k] is the candidate k comes right after in its
+    passage (-1: none): then, as the answer path shows them, chosen quotes that follow each
+    other are one excerpt, a ✔ unit when any of its sentences passes the rule, answering
+    when any of them answers. A rule is (floor, ratio) or (floor, ratio, at most this many
+    ✔ sentences), among the first `max_quotes`."""
     n = len(questions)
     out = {"n": n, "ceiling": 0, "p1": 0, "hit4": 0, "rules": {}}
     pos, neg = [], []
-    for lab, p in questions:
+    for lab, p, *rest in questions:
         if not lab:
             continue
         lab_a, p_a = np.array(lab), np.array(p, dtype=float)
@@ -73,13 +92,16 @@ def evaluate(questions: list[tuple[list[int], list[float]]], *, max_quotes: int 
         out["p1"] += int(lab_a[order[0]] == 2)
         out["hit4"] += int((lab_a[order] == 2).any())
         best = p_a[order[0]]
+        group = excerpt_of([int(k) for k in order], rest[0]) if rest else {int(k): int(k) for k in order}
         for rule in rules:
             f, r, cap = (*rule, max_quotes)[:3]
-            shown = [k for k in order if p_a[k] >= f and p_a[k] >= r * best][:cap]
+            passing = {group[int(k)] for k in [k for k in order if p_a[k] >= f and p_a[k] >= r * best][:cap]}
+            units = [[k for k in group if group[k] == g] for g in passing]
+            answering = [any(lab_a[k] == 2 for k in u) for u in units]
             t = out["rules"].setdefault(tuple(rule), [0, 0, 0])
-            t[0] += len(shown)
-            t[1] += int(sum(lab_a[k] == 2 for k in shown))
-            t[2] += int(any(lab_a[k] == 2 for k in shown))
+            t[0] += len(units)
+            t[1] += int(sum(answering))
+            t[2] += int(any(answering))
     out["auc"] = auc(np.array(pos), np.array(neg))
     return out
 

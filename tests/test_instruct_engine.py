@@ -508,3 +508,27 @@ def test_a_quotes_subject_is_part_of_its_unit_under_one_mark():
     for seg in old["segments"]:
         seg.pop("subject")                             # a chat saved before subjects
     assert all(s.subject is None for s in answer_from_json(old).segments)
+
+
+def test_an_answer_and_the_sentence_the_file_says_next_are_one_excerpt_under_one_mark():
+    """Two chosen quotes that follow each other in the file are shown as one excerpt, one
+    unit: the answer's ✔ when either is judged to answer (the role rule leaves the second
+    below the best one's share: alone it would be context), at the first one's line."""
+    text = ("Backups run nightly. The archive is kept for 30 days, then deleted.\n\n"
+            "## Restores\n\nRestores need an admin ticket.")
+    doc = passage(0, "backup.md", text)
+    critic = StubCritic(relevance={"backup.md": 0.9})
+
+    def answers(question: str, texts: Sequence[str]) -> list[float]:
+        return [0.9 if "nightly" in t else 0.3 if "30 days" in t else 0.01 for t in texts]
+
+    ans = InstructEngine(scripted(), config=config(), critic=critic, embed=_hash_embed,
+                         answers=answers).answer("How often do backups run?",
+                                                 retrieve=retriever([doc]))
+    quotes = [s for s in ans.segments if s.origin == "quote"]
+    first = quotes[0]
+    assert first.text == "Backups run nightly. The archive is kept for 30 days, then deleted."
+    assert first.role == "answer" and first.line == doc.start_line
+    assert not any(s.text.startswith("The archive") for s in quotes)     # not a unit of its own
+    # a heading between: apart, and context
+    assert [(s.text, s.role) for s in quotes[1:]] == [("Restores need an admin ticket.", "context")]

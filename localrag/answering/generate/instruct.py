@@ -43,7 +43,7 @@ from localrag.answering.judge.critics import Critic, Embed, SupportJudgement, ch
 from localrag.errors import AnswerCancelled, LocalragError
 from localrag.answering.generate.extract import (ANSWER_FLOOR, PASSAGE_ANSWER_FLOOR, PASSAGES_CHECKED,
                                                  AnswerProbability, Quote, Span, answer_roles,
-                                                 choose_quotes, fit_window, line_at)
+                                                 choose_quotes, excerpts, fit_window, line_at)
 from localrag.answering.judge.noise import near_repeat
 from localrag.answering.judge.model_critic import chat_tokens
 from localrag.answering.label.units import Unit, fenced, split_units
@@ -360,7 +360,8 @@ class _Run:
         # and the question's terms itself, and a quote is the file's own words
         quotes = self._quotes(passages, list(range(len(passages))))
         self._judge_passages(passages, rels)
-        segments = [seg for q in quotes for seg in self._quote_segments(q)]   # streamed at once
+        shown = excerpts(quotes, [p.text for p in passages])
+        segments = [seg for group in shown for seg in self._quote_segments(group)]   # streamed at once
         with_quotes = list(dict.fromkeys(q.passage for q in quotes))
         order = with_quotes + [i for i in chosen if i not in with_quotes]
         generated = self._generate(passages, order[: self.e.max_candidates], quotes)
@@ -434,22 +435,27 @@ class _Run:
             return ["answer"] * len(units)
         return ["answer" if float(p) >= ANSWER_FLOOR else "context" for p in probs]
 
-    def _quote_segments(self, quote: Quote) -> list[Segment]:
-        """A quote as answer units: its sentence (with its subject, the term line it
-        describes, in the same unit), then the code block it introduces (one unit, its
-        lines as in the file, cited at the block's first line)."""
+    def _quote_segments(self, excerpt: Sequence[Quote]) -> list[Segment]:
+        """An excerpt (extract.excerpts: quotes that follow each other in the file) as
+        answer units: its sentences as one unit, after the subject of the first (the term
+        line it describes), shown as the answer when any of its quotes is; then the code
+        block its last sentence introduces (one unit, its lines as in the file, cited at the
+        block's first line)."""
         self._check_cancel()
-        passage = self.judgements[quote.passage].passage
-        scores = Scores(rel=self.judgements[quote.passage].relevance, sup=1.0, total=quote.score)
-        subject = quote.subject.text if quote.subject is not None else None
-        pieces = [("sentence", quote.span.text, quote.span.start, subject is not None, subject)]
-        if quote.code is not None:
-            pieces.append(("code", fenced(quote.code.text.split("\n")), quote.code.start, True, None))
+        first, last = excerpt[0], excerpt[-1]
+        passage = self.judgements[first.passage].passage
+        scores = Scores(rel=self.judgements[first.passage].relevance, sup=1.0,
+                        total=max(q.score for q in excerpt))
+        subject = first.subject.text if first.subject is not None else None
+        text = " ".join(q.span.text for q in excerpt)
+        pieces = [("sentence", text, first.span.start, subject is not None, subject)]
+        if last.code is not None:
+            pieces.append(("code", fenced(last.code.text.split("\n")), last.code.start, True, None))
+        role = "answer" if any(self._answering.get(id(q), True) for q in excerpt) else "context"
         out = []
         for kind, text, start, starts_block, named in pieces:
-            role = "answer" if self._answering.get(id(quote), True) else "context"
             seg = Segment(text=text, kind=kind, starts_block=starts_block, label="fully",
-                          scores=scores, citation=quote.passage, passage=passage,
+                          scores=scores, citation=first.passage, passage=passage,
                           origin="quote", line=line_at(passage.text, start, passage.start_line),
                           label_source="quote", role=role, subject=named)
             out.append(seg)
