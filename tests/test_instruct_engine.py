@@ -508,6 +508,19 @@ def test_a_quotes_subject_is_part_of_its_unit_under_one_mark():
     for seg in old["segments"]:
         seg.pop("subject")                             # a chat saved before subjects
     assert all(s.subject is None for s in answer_from_json(old).segments)
+    # the best quote is the description's second sentence: it is named, and the sentence
+    # before it (chosen too) joins it in one excerpt, in the file's order, under the name
+
+    def later_first(question: str, texts: Sequence[str]) -> list[float]:
+        return [0.9 if "The default is 10" in t else 0.6 if "Specifies the maximum" in t else 0.05
+                for t in texts]
+
+    ans = InstructEngine(scripted(), config=config(), critic=critic, embed=_hash_embed,
+                         answers=later_first).answer("How many standby servers can connect at once?",
+                                                     retrieve=retriever([doc]))
+    first = [s for s in ans.segments if s.origin == "quote"][0]
+    assert first.text.startswith("Specifies the maximum") and first.text.endswith("The default is 10 .")
+    assert first.subject == "max_wal_senders ( integer )"
 
 
 def test_an_answer_and_the_sentence_the_file_says_next_are_one_excerpt_under_one_mark():

@@ -437,8 +437,8 @@ class _Run:
 
     def _quote_segments(self, excerpt: Sequence[Quote]) -> list[Segment]:
         """An excerpt (extract.excerpts: quotes that follow each other in the file) as
-        answer units: its sentences as one unit, after the subject of the first (the term
-        line it describes), shown as the answer when any of its quotes is; then the code
+        answer units: its sentences as one unit, after their subject (the term line they
+        describe), shown as the answer when any of its quotes is; then the code
         block its last sentence introduces (one unit, its lines as in the file, cited at the
         block's first line)."""
         self._check_cancel()
@@ -446,7 +446,10 @@ class _Run:
         passage = self.judgements[first.passage].passage
         scores = Scores(rel=self.judgements[first.passage].relevance, sup=1.0,
                         total=max(q.score for q in excerpt))
-        subject = first.subject.text if first.subject is not None else None
+        # the term line the excerpt's description is of: named with whichever of its quotes
+        # came first in the answer (extract.pick_quotes names a description once)
+        term = next((q.subject for q in excerpt if q.subject is not None), None)
+        subject = term.text if term is not None else None
         text = " ".join(q.span.text for q in excerpt)
         pieces = [("sentence", text, first.span.start, subject is not None, subject)]
         if last.code is not None:
