@@ -277,3 +277,23 @@ def test_a_term_reads_without_its_permalink(html, term):
     assert text.startswith(term + "\n\n    "), text
     span = sentence_spans(text)[0]
     assert subject_of(text, span).text == term
+
+
+def test_a_chunks_first_term_is_not_the_subject_of_a_paragraph_after_its_siblings():
+    """zsh's word-style description lists "specified:", "unspecified:", "shell:" at one
+    depth and goes on in paragraphs at that depth; a chunk that starts at "specified:" has
+    lost that line's indent. A later paragraph of word-style's description is not about
+    "specified": no subject, rather than the wrong one. The first term's own description
+    keeps it."""
+    text = ("specified:\n\n        Similar to normal, but only the given characters are word "
+            "characters.\n\n    shell:\n\n        Words are obtained by using the syntactic rules "
+            "for generating command arguments.\n\n    The style skip-chars is mostly useful "
+            "for transpose-words. If set, it gives a count of characters that are treated as "
+            "space.")
+    later = _span(text, "If set, it gives")
+    assert subject_of(text, later) is None
+    own = _span(text, "Similar to normal")
+    found = subject_of(text, own)
+    assert found is not None and found.text == "specified:"
+    words = _span(text, "Words are obtained")   # (the sentence must not say "shell" itself)
+    assert subject_of(text, words).text == "shell:"

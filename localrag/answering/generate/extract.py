@@ -297,21 +297,28 @@ def _description_term(text: str, line_start: int) -> tuple[int, int, str] | None
     nearest line above the one at `line_start` that is indented less, when that line is a
     term (ending in ":", no lead-in of prose, short): an HTML definition's term with its
     description, which the parser indents, or a manual page's option. (start, end, the
-    line stripped) or None."""
+    line stripped) or None. A term on the passage's first line, with terms at the
+    paragraph's own depth between them, is none: a chunk's first line has lost its indent,
+    and that term was one of those, not the one the paragraph's description is of (zsh's
+    "specified:", "unspecified:", ... under "word-style:", a paragraph of word-style's
+    description after them)."""
     end = text.find("\n", line_start)
     depth = indent_width(text[line_start:end if end >= 0 else len(text)])
     if depth == 0:
         return None
     pos = line_start
+    siblings = False                     # a term line at the paragraph's own depth passed
     while pos > 0:
         prev_start = text.rfind("\n", 0, pos - 1) + 1
         line = text[prev_start:pos - 1]
         if line.strip() and indent_width(line) < depth:
             stripped = line.strip()
             if (stripped.endswith(":") and not _prose_lead_in(stripped)
-                    and len(stripped) <= MAX_SUBJECT_CHARS and not _NUMBERED_HEADING.match(stripped)):
+                    and len(stripped) <= MAX_SUBJECT_CHARS and not _NUMBERED_HEADING.match(stripped)
+                    and not (prev_start == 0 and siblings)):
                 return prev_start, prev_start + len(line), stripped
             return None
+        siblings |= bool(line.strip()) and indent_width(line) == depth and line.strip().endswith(":")
         pos = prev_start
     return None
 
