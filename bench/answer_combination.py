@@ -51,7 +51,7 @@ def add_follows(corpus: str, questions: list[dict]) -> int:
     """Sets each question's "follows" (pool_quality.evaluate: per candidate, the candidate it
     comes right after in its passage with only white space between, else -1), so that the
     figures count ✔ units as the answer path shows them, chosen sentences that follow each
-    other as one excerpt (extract.excerpts). The candidates are recomputed from the pool's
+    other as one excerpt (extract.excerpts, run over all of them). The candidates are recomputed from the pool's
     passages and matched by offset; a question whose cached candidates no longer match (a
     candidate rule changed since the cache) keeps every sentence apart. Returns how many."""
     from localrag.answering.generate import extract as ex
@@ -68,12 +68,12 @@ def add_follows(corpus: str, questions: list[dict]) -> int:
         if len(keep) != len(q["labels"]):
             apart += 1
             continue
-        for k, c in enumerate(keep):
-            before = [j for j, b in enumerate(keep) if b.passage == c.passage and b.span.end <= c.span.start]
-            if before:
-                j = max(before, key=lambda j: keep[j].span.end)
-                if not texts[c.passage][keep[j].span.end:c.span.start].strip():
-                    q["follows"][k] = j
+        # the product's own grouping (extract.excerpts) over every judged sentence as a quote
+        quotes = [ex.Quote(c.passage, c.span, 0.0, ex.code_after(texts[c.passage], c.span)) for c in keep]
+        index = {id(x): k for k, x in enumerate(quotes)}
+        for run in ex.excerpts(quotes, texts):
+            for before, after in zip(run, run[1:]):
+                q["follows"][index[id(after)]] = index[id(before)]
     return apart
 
 
