@@ -220,3 +220,20 @@ def test_quotes_that_follow_each_other_in_the_file_are_one_excerpt():
     with_code = q(0, "Beta two.", 0.9, code=Span(22, 23, "x"))
     assert [len(g) for g in excerpts([with_code, gamma], [text, other])] == [1, 1]
     assert excerpts([], []) == []
+
+
+def test_the_app_shows_and_copies_a_quotes_name_with_it():
+    """The TUI's unit line reads `✔ name “sentence”` (one symbol), and `c` copies the name
+    line and the sentence as the file has them."""
+    from tui.widgets.answer_view import SegmentLine
+
+    seg = Segment(text="Specifies the maximum number of senders.", label="fully",
+                  scores=Scores(total=0.8), citation=0, origin="quote", line=5,
+                  label_source="quote", role="answer", subject="max_wal_senders ( integer )")
+    line = SegmentLine(seg)
+    assert line.plain.startswith("✔ max_wal_senders ( integer ) “Specifies the maximum")
+    assert line.plain.count("✔") == 1
+    assert line.copy_text == "max_wal_senders ( integer )\nSpecifies the maximum number of senders."
+    plain = SegmentLine(Segment(text="Plain.", label="fully", scores=Scores(total=0.8), citation=0,
+                                origin="quote", line=5, label_source="quote", role="answer"))
+    assert plain.copy_text == "Plain."
