@@ -82,13 +82,22 @@ def model_key(model_dirs: list[Path]) -> str:
                                  for f in ("relevance.int8.onnx", "relevance.json"))).hexdigest()[:12]
 
 
+def rules_key() -> str:
+    """The candidate and subject rules the features were computed with (extract.py's source):
+    a change to them makes a new cache instead of reusing features of the rules before."""
+    from localrag.answering.generate import extract
+
+    return hashlib.sha1(Path(extract.__file__).read_bytes()).hexdigest()[:8]
+
+
 def pool_features(corpus: str, model_dirs: list[Path], emb) -> list[dict]:  # noqa: ANN001
     """Per judged question: {"qid", "labels", "names", "x"} (x: one row of features per
-    matched candidate), cached under bench/out/pools/."""
+    matched candidate), cached under bench/out/pools/ by the relevance model and extract.py's
+    source."""
     from indexer.relevance_model import RelevanceModel
     from localrag.answering.generate import extract as ex
 
-    cache = HERE / "out" / "pools" / f"feats-{corpus}-{model_key(model_dirs)}.json"
+    cache = HERE / "out" / "pools" / f"feats-{corpus}-{model_key(model_dirs)}-{rules_key()}.json"
     if cache.exists():
         return json.loads(cache.read_text())
     rms = [RelevanceModel(d) for d in model_dirs]

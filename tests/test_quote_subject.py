@@ -297,3 +297,37 @@ def test_a_chunks_first_term_is_not_the_subject_of_a_paragraph_after_its_sibling
     assert found is not None and found.text == "specified:"
     words = _span(text, "Words are obtained")   # (the sentence must not say "shell" itself)
     assert subject_of(text, words).text == "shell:"
+
+
+ZSH_RECENT_DIRS = (
+    "For example, changing from ~pws/yet/another to ~pws/some/other/dir does not cause ~pws to be "
+    "pruned.\n\n    pattern:pattern:\n\n        Gives a zsh pattern for directories that should not "
+    "be added to the recent list (if not already there). This element can be repeated to add "
+    "different patterns.\n\nrecent-dirs-pushd:\n\n    If set to true, cdr will use pushd instead of cd.")
+POSTGRES_PG_ISREADY = (
+    "If the value begins with a slash, it is used as the directory for the Unix domain socket.\n\n"
+    "-p port --port=port:\n\n    Specifies the TCP port or local Unix domain socket file extension "
+    "on which the server is listening for connections.\n\n-U username --username=username:\n\n"
+    "    User name to connect as.")
+ZSH_HIGHLIGHT = (
+    "    Colour is also known as color.\n\nbg=colour:\n\n    The background colour should be set to "
+    "colour. This works similarly to the foreground colour.\n\nbold:\n\n    The characters are "
+    "shown in a bold font.")
+
+
+@pytest.mark.parametrize("text, opening, subject", [
+    (ZSH_RECENT_DIRS, "Gives a zsh pattern", "pattern:pattern:"),
+    (POSTGRES_PG_ISREADY, "Specifies the TCP port", "-p port --port=port:"),
+    (ZSH_HIGHLIGHT, "The background colour should", "bg=colour:"),
+])
+def test_a_term_written_as_a_form_is_named_only_by_the_form(text, opening, subject):
+    """A term line of plain words joined by ":" or "=" (zsh's "pattern:pattern", psql's
+    "--port=port") is a form to type: a sentence that says "pattern" or "port" does not
+    say which setting it describes, so the quote keeps the form as its name."""
+    found = subject_of(text, _span(text, opening))
+    assert found is not None and found.text == subject
+
+
+def test_a_sentence_that_writes_the_form_names_it_itself():
+    text = "Styles.\n\npattern:pattern:\n\n    Use pattern:pattern to skip directories such as /tmp."
+    assert subject_of(text, _span(text, "Use pattern:pattern")) is None

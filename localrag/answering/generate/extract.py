@@ -327,13 +327,24 @@ def _names_itself(subject: str, sentence: str) -> bool:
     """The sentence names what the subject line names: it holds the line's identifiers
     (words with "_", ".", "-" or digits: max_wal_senders, core.autocrlf), or, when the line
     has none, all of its words if it is a name of at most four ("RESTART IDENTITY": a
-    sentence saying "restart" does not name the option), any of them if it is longer."""
+    sentence saying "restart" does not name the option), any of them if it is longer. A
+    line of plain words written as a form (zsh's "pattern:pattern", "name=value", "[ word
+    ]") is named only by the form itself: "Gives a zsh pattern for directories ..." says
+    "pattern" but not which setting it describes."""
     names = _subject_words(subject)
     said = _subject_words(sentence)
     ids = {w for w in names if re.search(r"[_.\-0-9]", w)}
     if ids:
         return bool(ids & said)
+    form = " ".join(subject.strip().rstrip(":").split())
+    if _FORM_MARK.search(form):
+        return form.lower() in " ".join(sentence.split()).lower()
     return names <= said if len(names) <= 4 else bool(names & said)   # a long line: any word
+
+
+_FORM_MARK = re.compile(r"\w[:=]\w")
+"""A word joined to a word by ":" or "=": a term line that is a form to type ("pattern:pattern",
+"bg=colour"), not a name in words."""
 
 
 def subject_of(text: str, span: Span) -> Span | None:
