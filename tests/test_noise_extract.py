@@ -225,6 +225,30 @@ def test_a_quote_comes_with_the_sentences_it_cannot_be_read_without():
         assert q.context in ("", "before", "after")
 
 
+def test_a_quote_opening_with_a_bare_condition_comes_with_what_it_refers_to():
+    """zsh's word-style description as the index reads it: "If set, it gives a count of
+    characters ..." says what "it" is only in the sentence before it (the skip-chars
+    style); a condition with a noun of its own ("When Git updates the working directory,
+    it ...") needs nothing before it."""
+    from localrag.answering.generate.extract import reading_context, candidate_units
+
+    text = ("    The style skip-chars is mostly useful for transpose-words and similar functions. "
+            "If set, it gives a count of characters starting at the cursor position which will "
+            "not be considered part of the word and are treated as space, regardless of what "
+            "they actually are.")
+    units = candidate_units(text)
+    chosen = next(u for u in units if u.text.startswith("If set, it gives"))
+    before, _ = reading_context(text, units, chosen)
+    assert before is not None and before.text.startswith("The style skip-chars is mostly useful")
+    _, after = reading_context(text, units, before)
+    assert after is not None and after.text.startswith("If set, it gives")
+    text = ("Sparse checkout reads this file. When Git updates the working directory, it updates "
+            "the skip-worktree bits in the index based on this file.")
+    units = candidate_units(text)
+    before, _ = reading_context(text, units, next(u for u in units if u.text.startswith("When Git")))
+    assert before is None
+
+
 def test_reading_context_skips_noise_and_code_blocks():
     from localrag.answering.generate.extract import reading_context, candidate_units
 

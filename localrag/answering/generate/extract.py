@@ -409,7 +409,12 @@ def subject_of(text: str, span: Span) -> Span | None:
 
 _BACK_REFERENCE = re.compile(
     r"^(?:this|these|that|those|they|them|it|its|such|thus|hence|therefore|otherwise|then|"
-    r"in (?:this|that|such) cases?|i\.e\.|that is|if so|if not)\b", re.I)
+    r"in (?:this|that|such) cases?|i\.e\.|that is|if so|if not|"
+    # a condition without a noun of its own, then a pronoun: "If set, it gives a count of
+    # characters ..." says what "it" is only in the sentence before
+    r"(?:if|when|unless|once)\s+(?:not\s+)?(?:[a-z]+ed|set|unset|given|on|off|true|false|present|"
+    r"absent|nonzero|non-zero|zero|empty|available|supported|possible|necessary)\s*,\s*"
+    r"(?:this|these|that|those|they|it|its|such))\b", re.I)
 
 
 def _next_to(text: str, first: Span, second: Span) -> bool:
