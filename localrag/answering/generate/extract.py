@@ -328,9 +328,10 @@ def _names_itself(subject: str, sentence: str) -> bool:
     (words with "_", ".", "-" or digits: max_wal_senders, core.autocrlf), or, when the line
     has none, all of its words if it is a name of at most four ("RESTART IDENTITY": a
     sentence saying "restart" does not name the option), any of them if it is longer. A
-    line of plain words written as a form (zsh's "pattern:pattern", "name=value", "[ word
-    ]") is named only by the form itself: "Gives a zsh pattern for directories ..." says
-    "pattern" but not which setting it describes."""
+    line of plain words written as a form, a word joined to a word by ":" or "=" (zsh's
+    "pattern:pattern", "bg=colour", psql's "-p port --port=port"), is named only by the
+    form itself: "Gives a zsh pattern for directories ..." says "pattern" but not which
+    setting it describes."""
     names = _subject_words(subject)
     said = _subject_words(sentence)
     ids = {w for w in names if re.search(r"[_.\-0-9]", w)}
