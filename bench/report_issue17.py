@@ -13,7 +13,8 @@
    fusion's alpha chosen on it each corpus left out (bench/judged_recall.py);
 7. the search as shipped (the relevance model's second stage over the fused top 20):
    judged recall@5 against the fused order, its weight beta chosen each corpus left out,
-   and the exact lookups by key phrase (bench/judged_recall.py --sentence-rerank);
+   and the exact lookups by key phrase, zsh's, rust's and vim's too
+   (bench/judged_recall.py --sentence-rerank);
 8. the quotes of whole judged sentence pools (every quotable sentence of the shipped
    search's five passages, judged by two annotators): the answer combination fitted on the
    training corpora's pools, its role rule chosen there, and on each corpus left out how
@@ -62,7 +63,7 @@ def main() -> None:
         "bench/judged_recall.py", "--sentence-rerank", "indexer/data/relevance", "--betas", "0.25,0.5,1,2"])
     run("exact lookups with the second stage (key phrase)", [
         "bench/judged_recall.py", "--sentence-rerank", "indexer/data/relevance", "--betas", "0.25,0.5,1,2",
-        "--corpora", "kernel,git,postgres,debref", "--which", "exact"])
+        "--corpora", "kernel,git,postgres,debref,zsh,rust,vim", "--which", "exact"])
     run("quotes of the judged sentence pools (search as shipped), the answer combination", [
         "bench/answer_combination.py", "--model-dir", "indexer/data/relevance", "--corpora",
         "postgres-v3,debref-v3,zsh-v3", "--fit-on", "kernel,git,rust,vim", "--choose-rule"])

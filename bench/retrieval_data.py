@@ -12,7 +12,9 @@ Corpora are public documentation installed from Debian packages:
   (usr_*.txt) and 22 reference files (58 files);
 - zsh (for choosing the answer-role rule only, never a search fold): zsh-doc's manual as
   texinfo HTML (`/usr/share/doc/zsh-common/html`, 178 pages without the index and contents
-  pages).
+  pages);
+- mdnotes (never tuned on): 37 Markdown files Debian packages install (NEWS, READMEs, a
+  glossary, guides), copied by bench/markdown_notes.py: notes written as bullet lists.
 The Python and SQLite documentation are deliberately not used (kept for checks nobody
 here sees).
 """
@@ -49,6 +51,7 @@ ZSH_ROOT = Path("/usr/share/doc/zsh-common/html")
 CORPORA = ("kernel", "git", "postgres", "debref")
 TRAINING_ONLY = ("rust", "vim")    # labelled for training the relevance model; no measured sets
 ROLE_RULE_ONLY = ("zsh",)          # judged answers for choosing the answer-role rule
+NOTES_ONLY = ("mdnotes",)          # list-item answers in Markdown notes (bench/markdown_notes.py)
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
 QUESTION_SETS = ("natural", "exact")
 
@@ -106,7 +109,14 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
         files = [p for p in ZSH_ROOT.glob("*.html")
                  if not p.name.endswith("-Index.html") and p.name not in ("index.html", "zsh_toc.html")]
         return Corpus(name, ZSH_ROOT, sorted(files))
-    raise SystemExit(f"unknown corpus {name!r} ({', '.join(CORPORA + TRAINING_ONLY + ROLE_RULE_ONLY)})")
+    if name == "mdnotes":
+        from markdown_notes import DEFAULT, build
+
+        if not any(DEFAULT.rglob("*.md")):
+            build(DEFAULT)
+        return Corpus(name, DEFAULT, sorted(DEFAULT.rglob("*.md")))
+    raise SystemExit(f"unknown corpus {name!r} "
+                     f"({', '.join(CORPORA + TRAINING_ONLY + ROLE_RULE_ONLY + NOTES_ONLY)})")
 
 
 def readable_text(path: Path) -> str:

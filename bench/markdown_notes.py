@@ -1,0 +1,66 @@
+"""A folder of real Markdown notes full of bullet lists, for measuring quotes of list items
+(items that end without a full stop: "- ABI: Application Binary Interface", "- admin
+password is in the blue notebook"). Built deterministically from the Markdown files Debian
+packages install under /usr/share/doc (READMEs, NEWS, glossaries, contributor guides),
+gunzipped and copied as they are; nothing but this script and its questions
+(bench/data/retrieval/mdnotes.jsonl) is committed. The Python and SQLite documentation are
+never used.
+
+    python bench/markdown_notes.py [FOLDER]      # default bench/out/mdnotes/ (git-ignored)
+
+Licenses: each file's package's /usr/share/doc/<pkg>/copyright (MIT, Apache-2.0, GPL-2+,
+LGPL-2.1+, BSD-style).
+"""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT = ROOT / "bench" / "out" / "mdnotes"
+DOC = Path("/usr/share/doc")
+# package/file under /usr/share/doc (".gz" read gunzipped); bullet-heavy Markdown of
+# several kinds: release notes, a glossary, guides, references of variables and rules
+FILES = (
+    "openssl/NEWS.md.gz", "man-db/NEWS.md.gz", "polkitd/NEWS.md.gz", "libpipeline1/NEWS.md.gz",
+    "nodejs/README.md", "nodejs/onboarding.md", "nodejs/BUILDING.md", "nodejs/glossary.md",
+    "nodejs/GOVERNANCE.md", "nodejs/SECURITY.md", "nodejs/CONTRIBUTING.md",
+    "zstd/CONTRIBUTING.md.gz", "zstd/TESTING.md", "zstd/README.md.gz",
+    "systemd/CODING_STYLE.md.gz", "systemd/ENVIRONMENT.md.gz", "systemd/UIDS-GIDS.md.gz",
+    "systemd/DISTRO_PORTING.md",
+    "libcrypt-dev/TODO.md.gz", "libgnutls30/README.md.gz", "man-db/README.md.gz",
+    "openssl/README.md.gz", "openssl/README-ENGINES.md.gz", "libjpeg-dev/README.md.gz",
+    "librsvg2-2/README.md.gz", "iso-codes/README.md.gz", "debian-reference-en/README.md.gz",
+    "at-spi2-core/README.md.gz", "postgresql-common/README.md.gz", "apt/README.md.gz",
+    "libgdk-pixbuf-2.0-0/README.md", "libglib2.0-0/README.md", "libidn2-0/README.md.gz",
+    "tcl8.6/README.md.gz", "libxml2/README.md", "libcbor0.8/README.md", "libtasn1-6/README.md",
+)
+
+
+def build(folder: Path = DEFAULT) -> list[Path]:
+    """Writes each available file as FOLDER/<package>/<name without .gz>; returns them."""
+    out = []
+    for rel in FILES:
+        src = DOC / rel
+        if not src.is_file():
+            print(f"skipped (not installed): {src}", file=sys.stderr)
+            continue
+        pkg, name = rel.split("/", 1)
+        dest = folder / pkg / name.removesuffix(".gz")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if src.suffix == ".gz":
+            with gzip.open(src, "rb") as fh, open(dest, "wb") as w:
+                shutil.copyfileobj(fh, w)
+        else:
+            shutil.copyfile(src, dest)
+        out.append(dest)
+    return out
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT
+    files = build(target)
+    print(f"{len(files)} files -> {target}")
