@@ -239,6 +239,12 @@ _MD_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _MD_EMPH = re.compile(r"(?<![\w*])([*_])(?=\S)(.+?)(?<=\S)\1(?![\w*])")
 _MD_HTML = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>|<!--.*?-->")
 _MD_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_MD_LINK_ITEM = re.compile(r"^(\s*)((?:[-*+]|\d{1,3}[.)])\s+)(\[[^\]]+\](?:\([^)]*\)|\[[^\]]*\]))\s*$")
+"""A list item that is one link and nothing else ("* [Building without Intl
+support](#building-without-intl-support)"): a table of contents or a list of documents.
+Its text is a title, so the item reads as a plain line, its marker blanked (columns kept),
+as an HTML list does: localrag quotes list items as statements
+(localrag.answering.generate.extract.whole_list_item), and a title is none."""
 
 
 def _md_inline(line: str) -> str:
@@ -274,6 +280,9 @@ def clean_markdown_lines(lines: list[str]) -> list[str]:
             continue
         if line.lstrip().startswith("|"):
             line = line.replace("|", " ")
+        item = _MD_LINK_ITEM.match(line)
+        if item:
+            line = item.group(1) + " " * len(item.group(2)) + item.group(3)
         out.append(_md_inline(line))
     return out
 

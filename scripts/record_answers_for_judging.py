@@ -40,6 +40,9 @@ def main() -> None:
                     help="pass over the first N questions (zsh's 48 later ones: --skip 24)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--force", action="store_true", help="record over an existing file")
+    ap.add_argument("--no-list-items", action="store_true",
+                    help="list items without a sentence end never quoted (extract.QUOTE_LIST_ITEMS "
+                         "off: the candidates before they were), for a side-by-side")
     ap.add_argument("--tag", default="", help="a round's name: answers-<corpus>-<tag>.jsonl "
                     "(an earlier round's file and its judgements stay as they are)")
     args = ap.parse_args()
@@ -49,6 +52,10 @@ def main() -> None:
     from localrag.answering.label.units import inline_code
     from localrag.assistant import Assistant
 
+    if args.no_list_items:
+        from localrag.answering.generate import extract
+
+        extract.QUOTE_LIST_ITEMS = False
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     for name in args.corpora.split(","):
         qs = questions(corpus(name), "natural")[args.skip:]

@@ -152,6 +152,9 @@ def test_no_subject_from_a_lead_in_or_an_appendix_heading(text, opening):
     'The "*" indicates no login.)',                       # the end of a parenthesis begun before
     "This is usually preferable, as potentially destructive operations (e.g.,",
     "TRUNCATE [ TABLE ] [ ONLY ] name [ * ] [, ...",      # a synopsis cut at "[, ..."
+    # a passage (or a split) that starts inside a parenthesis: ")" in the first word
+    "-DCMAKE_INSTALL_PREFIX=/usr) to have your build find and use the right files by default.",
+    "--all), with the exception of --unpacked, which is compatible.",
 ])
 def test_a_sentence_cut_inside_brackets_is_never_quoted(sentence):
     from localrag.answering.judge.noise import noise_kind
@@ -165,6 +168,8 @@ def test_a_sentence_cut_inside_brackets_is_never_quoted(sentence):
     "Use git log (see below) to check what changed.",
     'They cannot have an asterisk or an open bracket "[" anywhere.',   # quoted: not a bracket
     "1) Install the package before the first run.",
+    "iv) the fourth way is to set the option in the file.",             # an enumerator
+    "*c_CTRL-]* CTRL-] Trigger abbreviation, without inserting a character.",   # a key
 ])
 def test_balanced_or_quoted_brackets_are_prose(sentence):
     from localrag.answering.judge.noise import noise_kind

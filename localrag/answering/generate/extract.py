@@ -292,6 +292,18 @@ def _paragraph_opening(text: str, span: Span) -> int:
     return spans[at].start
 
 
+def _ends_wrapped_sentence(text: str, line_start: int) -> bool:
+    """Whether the line at `line_start` is the last line of a sentence wrapped over several
+    lines: the line right above it (no blank line between) has words and ends without a
+    sentence end, a colon or a semicolon ("For platforms classified as "Experimental" in the
+    supported platforms" above "documentation:")."""
+    if line_start == 0:
+        return False
+    prev_start = text.rfind("\n", 0, line_start - 1) + 1
+    above = text[prev_start:line_start - 1].strip()
+    return bool(above) and re.search(r"\w", above) is not None and not re.search(r"[.!?:;]\W{0,3}$", above)
+
+
 def _description_term(text: str, line_start: int) -> tuple[int, int, str] | None:
     """The term line a description is indented under, for any of its paragraphs: the
     nearest line above the one at `line_start` that is indented less, when that line is a
@@ -401,6 +413,9 @@ def subject_of(text: str, span: Span) -> Span | None:
             return None
         lines = [term]
     start, end, first = lines[-1]        # the first of the term lines, in file order
+    if _ends_wrapped_sentence(text, start):
+        return None                      # "... libxml will detect and use\nthe following
+        #                                  libraries:": the end of a sentence, no name
     names = " ".join(x[2] for x in lines)
     if not _subject_words(names) or _names_itself(names, span.text):
         return None                      # the sentence names its subject itself
@@ -617,6 +632,75 @@ quote keeps it. Found by annotators judging whole pools: git's and the kernel's 
 paragraphs held answers and were never candidates."""
 
 
+_LIST_MARK = re.compile(r"(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+")
+MIN_ITEM_WORDS = 5
+"""A list item said without a sentence end is quoted when it has at least this many words
+(two of them words of letters): "- spare key is with my sister", "- firmware updated on
+2024-03-02 to version 1.4.7", but not "* rev-list", "- Actual behavior" or "- ABI:
+Application Binary Interface" (a name, a heading or a title: noise.is_fragment reads four
+words or fewer without a stop as a title)."""
+
+
+QUOTE_LIST_ITEMS = True
+"""Whether list items without a sentence end are quoted (whole_list_item); False gives the
+candidates before they were, for a side-by-side (scripts/record_answers_for_judging.py
+--no-list-items)."""
+
+
+def list_item_at(text: str, span: Span) -> bool:
+    """Whether `span` opens a list item of `text`: its line starts with a list marker,
+    before the span or as its first characters."""
+    line_start = text.rfind("\n", 0, span.start) + 1
+    before = text[line_start:span.start]
+    if before.strip():
+        return _LIST_MARK.fullmatch(before.lstrip()) is not None
+    m = _LIST_MARK.match(span.text)
+    return m is not None and m.end() < len(span.text)
+
+
+def whole_list_item(text: str, span: Span) -> bool:
+    """Whether `span` is a whole list item of `text` that ends without a full stop: it opens
+    its line with a list marker ("- ", "* ", "+ ", "\u2022 ", "1. ", "2) "), or the marker
+    alone stands before it on its line; nothing but white space follows it on its last line
+    (the item is not cut in two); and it holds MIN_ITEM_WORDS words after the marker. Notes
+    are written this way ("- firmware updated on 2024-03-02 to version 1.4.7"), and so are
+    release notes and glossaries: the item is the statement. HTML lists reach the index as
+    plain lines without a marker, indistinguishable from table cells, and stay unquoted."""
+    line_start = text.rfind("\n", 0, span.start) + 1
+    before = text[line_start:span.start]
+    body = span.text
+    if before.strip():
+        if _LIST_MARK.fullmatch(before.lstrip()) is None:
+            return False
+    else:
+        m = _LIST_MARK.match(body)
+        if m is None or m.end() == len(body):
+            return False
+        body = body[m.end():]
+    line_end = text.find("\n", span.end)
+    if text[span.end:len(text) if line_end < 0 else line_end].strip():
+        return False
+    if _in_block_comment(text, line_start):
+        return False                 # " * " lines of a C comment, not a list
+    words = re.findall(r"\w+", body)
+    return len(words) >= MIN_ITEM_WORDS and sum(bool(re.fullmatch(r"[^\W\d_]{2,}", w)) for w in words) >= 2
+
+
+def _in_block_comment(text: str, line_start: int) -> bool:
+    """Whether the line at `line_start` continues a C block comment: the lines above it that
+    start with "*" lead up to one that opens "/*"."""
+    pos = line_start
+    while pos > 0:
+        prev = text.rfind("\n", 0, pos - 1) + 1
+        line = text[prev:pos - 1].lstrip()
+        if line.startswith("/*"):
+            return True
+        if not line.startswith("*"):
+            return False
+        pos = prev
+    return False
+
+
 def candidate_units(text: str, *, question: str = "",
                     split: Callable[[str], list[Span]] = sentence_spans) -> list[Span]:
     """The units of a passage worth quoting: prose, not noise."""
@@ -625,9 +709,10 @@ def candidate_units(text: str, *, question: str = "",
     for span in spans:
         if span.start == 0 and span.text[:1].islower():
             continue                 # the passage starts mid-sentence (chunk overlap)
-        if not _ENDS_STATEMENT.search(span.text) and code_after(text, span) is None:
-            continue                 # no sentence end: a table cell, a list entry without a
-            #                          verb, a caption, or a sentence the chunk's end cut off
+        if not (_ENDS_STATEMENT.search(span.text) or code_after(text, span) is not None
+                or (QUOTE_LIST_ITEMS and whole_list_item(text, span))):
+            continue                 # no sentence end: a table cell, a caption, a sentence
+            #                          the chunk's end cut off, a name alone in a list
         if is_continuation(span.text):
             continue                 # the rest of a sentence an example cut in two
         kind = noise_kind(_ADMONITION.sub("", span.text), question=question,
@@ -983,7 +1068,9 @@ def excerpts(quotes: Sequence[Quote], passages: Sequence[str]) -> list[list[Quot
     one excerpt, its quotes in the file's order, shown where the first of them comes in
     `quotes` (best first). Two sentences the file says one after the other are one
     statement of the file, not one answer and one aside: the answer path gives the excerpt
-    one mark (the answer's when any of its quotes answers)."""
+    one mark (the answer's when any of its quotes answers). List items are statements of
+    their own, each one unit (list_item_at): joined, "* apt-extracttemplates ... *
+    apt-ftparchive ..." reads as a list flattened onto one line."""
     ordered = sorted(range(len(quotes)), key=lambda i: (quotes[i].passage, quotes[i].span.start, i))
     runs: list[list[int]] = []
     for i in ordered:
@@ -991,7 +1078,9 @@ def excerpts(quotes: Sequence[Quote], passages: Sequence[str]) -> list[list[Quot
         if runs:
             last = quotes[runs[-1][-1]]
             gap = passages[q.passage][last.span.end:q.span.start] if last.passage == q.passage else "x"
-            if last.code is None and last.span.end <= q.span.start and not gap.strip():
+            if (last.code is None and last.span.end <= q.span.start and not gap.strip()
+                    and not list_item_at(passages[q.passage], q.span)
+                    and not list_item_at(passages[last.passage], last.span)):
                 runs[-1].append(i)
                 continue
         runs.append([i])

@@ -147,14 +147,22 @@ _QUOTED = re.compile(r'"[^"]*"|`[^`]*`|“[^”]*”')
 def is_unbalanced(sentence: str) -> bool:
     """Cut inside a bracket: a "(" or "[" it never closes (a sentence split at an "e.g." in
     parentheses, a synopsis cut at "[, ..."), or a closing one at its end that it never
-    opened (the end of a parenthesis begun in the sentence before). Brackets inside quotes
-    ("open bracket [", "\\(") do not count."""
+    opened (the end of a parenthesis begun in the sentence before), or a ")" in its first
+    word that the word never opened, after more than an enumerator
+    ("-DCMAKE_INSTALL_PREFIX=/usr) to have your build find ...", "--all), with the
+    exception of ...": a passage or a split that starts inside a parenthesis; "a) the
+    first" and "iv) the fourth" are enumerators). Brackets inside quotes ("open bracket [", "\\(")
+    do not count."""
     t = _QUOTED.sub("", sentence.strip())
     for opening, closing in (("(", ")"), ("[", "]")):
         if t.count(opening) > t.count(closing):
             return True
         if t.count(closing) > t.count(opening) and t.rstrip().endswith(closing):
             return True
+        head = t.split(maxsplit=1)[0] if t else ""
+        cut = head.find(closing)
+        if closing == ")" and cut > 3 and opening not in head[:cut]:
+            return True          # ("]" alone is a key: vim's "*c_CTRL-]* CTRL-] Trigger ...")
     return False
 
 

@@ -1,0 +1,174 @@
+"""Notes written as bullet lists are quoted: a list item that states something without a
+full stop ("- spare key is with my sister") is a quotable unit, where before only sentences
+ending in a stop or a colon were (stop 37). Names, headings and short titles in lists, C
+comment lines and plain lines without a marker (HTML lists, table cells) stay unquoted."""
+
+from __future__ import annotations
+
+import pytest
+
+from localrag.answering.generate import extract
+from localrag.answering.generate.extract import candidate_units, sentence_spans, whole_list_item
+
+NOTES = """# Home network
+
+## Router
+
+- admin password is in the blue notebook in the kitchen drawer
+- the wifi channel was changed to 11 because of interference from the neighbours
+- firmware updated on 2024-03-02 to version 1.4.7
+
+Call the ISP if the line drops again.
+
+## Printer
+
+* Brother HL-L2350DW, static IP 192.168.1.40
+* toner TN-2420, bought at the shop on Main Street
+"""
+
+CAR = """# Car
+
+1. next service due at 60000 km or in March, whichever comes first
+2. tyre pressure is 2.3 bar front and 2.1 bar rear
+3) spare key is with my sister in Ghent
+"""
+
+
+def _texts(text: str) -> list[str]:
+    return [s.text for s in candidate_units(text)]
+
+
+def test_list_items_without_a_full_stop_are_quotable():
+    got = _texts(NOTES)
+    assert "- admin password is in the blue notebook in the kitchen drawer" in got
+    assert "- firmware updated on 2024-03-02 to version 1.4.7" in got
+    assert "* Brother HL-L2350DW, static IP 192.168.1.40" in got
+    assert "Call the ISP if the line drops again." in got          # prose as before
+    assert not any(t.startswith("#") for t in got)                  # headings are not
+    car = _texts(CAR)
+    # numbered items, the number split off as a sentence of its own or kept with its item
+    assert any(t.endswith("spare key is with my sister in Ghent") for t in car)
+    assert any(t.endswith("tyre pressure is 2.3 bar front and 2.1 bar rear") for t in car)
+
+
+def test_the_rule_can_be_switched_off_for_a_side_by_side(monkeypatch):
+    monkeypatch.setattr(extract, "QUOTE_LIST_ITEMS", False)
+    assert _texts(NOTES) == ["Call the ISP if the line drops again."]
+
+
+@pytest.mark.parametrize("item", [
+    "* rev-list",                                   # a name
+    "- Actual behavior",                            # a heading
+    "- ABI: Application Binary Interface",          # four words: read as a title
+    "- see",
+])
+def test_names_headings_and_titles_in_lists_stay_unquoted(item):
+    text = f"Some terms:\n\n{item}\n- another item that says a whole thing here\n"
+    assert item not in _texts(text)
+    assert "- another item that says a whole thing here" in _texts(text)
+
+
+def test_lines_without_a_marker_and_comment_lines_stay_unquoted():
+    # an HTML list or table reaches the index as plain lines: no marker, no quote
+    html_like = "package\n\npopcon\n\nUnix text editor Vi IMproved, a programmers text editor\n"
+    assert _texts(html_like) == []
+    comment = ("/*\n * Use rcu_assign_pointer() to make sure the memcpyed\n"
+               " * contents of the new array are visible before the new\n */\n")
+    for span in sentence_spans(comment):
+        assert not whole_list_item(comment, span), span.text
+
+
+def test_an_item_with_more_on_its_line_is_not_whole():
+    text = "- first item that has several words | a table cell after it\n"
+    span = sentence_spans(text)[0]
+    cut = extract.Span(span.start, span.start + len("- first item that has several words"),
+                       "- first item that has several words")
+    assert not whole_list_item(text, cut)
+
+
+def test_a_note_answered_by_a_list_item_quotes_it_as_the_answer(tmp_path, embedder):
+    """Real index (SQLite + hnswlib + BM25), real embedder, the shipped relevance model: the
+    item that answers is the first quote and is shown as the answer; without list items
+    (the rule before) no quote holds the answer at all."""
+    from indexer.index import Index
+    from indexer.options import IndexOptions
+    from indexer.relevance_model import shipped_probabilities
+
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "home.md").write_text(NOTES, encoding="utf-8")
+    (root / "car.md").write_text(CAR, encoding="utf-8")
+    idx = Index(tmp_path / "index", embedder=embedder, options=IndexOptions(extensions=[".md"]))
+    try:
+        idx.add_root(root)
+        idx.update()
+        answers = shipped_probabilities()
+        assert answers is not None, "the shipped relevance model is missing"
+        for question, expected in [
+            ("What is the static IP address of my printer?", "static IP 192.168.1.40"),
+            ("Who has the spare car key?", "spare key is with my sister"),
+        ]:
+            passages = idx.search(question, k=5)
+            texts, titles = [p.text for p in passages], [p.title for p in passages]
+            choice = extract.choose_quotes(question, texts, embedder.encode, answers=answers,
+                                           titles=titles)
+            assert choice.quotes, question
+            first = choice.quotes[0]
+            assert expected in first.span.text, (question, [q.span.text for q in choice.quotes])
+            roles = extract.answer_roles(choice.quotes)
+            assert roles[0], "the answering item is not shown as the answer"
+            extract.QUOTE_LIST_ITEMS = False
+            try:
+                before = extract.choose_quotes(question, texts, embedder.encode, answers=answers,
+                                               titles=titles)
+            finally:
+                extract.QUOTE_LIST_ITEMS = True
+            assert not any(expected in q.span.text for q in before.quotes)
+    finally:
+        idx.close()
+
+
+def test_list_items_that_follow_each_other_stay_units_of_their_own():
+    """extract.excerpts joins sentences that follow each other into one excerpt; list items
+    are statements of their own: joined they read as a list flattened onto one line."""
+    text = ("Tools:\n\n* apt-extracttemplates to be used by debconf to prompt for questions\n"
+            "* apt-ftparchive creates Packages and other index files needed to publish an archive\n")
+    quotes = [extract.Quote(0, s, 0.5) for s in candidate_units(text)]
+    assert len(quotes) == 2
+    assert [len(run) for run in extract.excerpts(quotes, [text])] == [1, 1]
+    prose = "One thing is said here. Another thing follows it right away.\n"
+    quotes = [extract.Quote(0, s, 0.5) for s in candidate_units(prose)]
+    assert [len(run) for run in extract.excerpts(quotes, [prose])] == [2]     # as before
+
+
+def test_the_end_of_a_wrapped_lead_in_is_no_subject():
+    """"... libxml will detect and use\\nthe following libraries:" is the end of a sentence,
+    not the name of what the items below describe."""
+    from localrag.answering.generate.extract import subject_of
+
+    text = ("However, if found at configuration time, libxml will detect and use\n"
+            "the following libraries:\n\n"
+            "- libz, a highly portable and widely available compression library.\n")
+    item = next(s for s in sentence_spans(text) if s.text.startswith("- libz"))
+    assert subject_of(text, item) is None
+    parent = "* Potential API enhancements:\n\n  * Support for pepper, an extra secret you need to check a password\n"
+    item = next(s for s in sentence_spans(parent) if "pepper" in s.text)
+    found = subject_of(parent, item)
+    assert found is not None and found.text == "* Potential API enhancements:"   # a parent item names it
+
+
+def test_a_markdown_item_that_is_a_link_alone_reads_as_a_title():
+    """A table of contents or a list of documents ("* [Use existing installed ICU](#icu)")
+    reaches the index without its marker, as HTML lists do, so it is never quoted; an item
+    with a link inside a statement keeps its marker."""
+    from indexer.markup import clean_lines
+
+    raw = ("* [Protocol specification of APT's communication with external solvers](./doc/edsp.md)\n"
+           "  * [Use existing installed ICU (Unix/macOS only)](#use-existing-installed-icu)\n"
+           "- see [the build guide](BUILDING.md) before you send a pull request\n")
+    cleaned = clean_lines(raw, "markdown").split("\n")
+    assert cleaned[0] == "  Protocol specification of APT's communication with external solvers"
+    assert cleaned[1] == "    Use existing installed ICU (Unix/macOS only)"
+    assert cleaned[2] == "- see the build guide before you send a pull request"
+    got = _texts("\n".join(cleaned))
+    assert got == ["- see the build guide before you send a pull request"]
