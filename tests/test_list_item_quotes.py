@@ -172,3 +172,12 @@ def test_a_markdown_item_that_is_a_link_alone_reads_as_a_title():
     assert cleaned[2] == "- see the build guide before you send a pull request"
     got = _texts("\n".join(cleaned))
     assert got == ["- see the build guide before you send a pull request"]
+
+
+def test_the_item_before_in_a_list_is_no_subject():
+    """A short item with an identifier ("- Brother HL-L2350DW, static IP 192.168.1.40") above
+    another item of the same list names nothing the next item describes."""
+    from localrag.answering.generate.extract import subject_of
+
+    for span in candidate_units(NOTES):
+        assert subject_of(NOTES, span) is None, span.text

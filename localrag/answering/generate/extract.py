@@ -292,6 +292,22 @@ def _paragraph_opening(text: str, span: Span) -> int:
     return spans[at].start
 
 
+def _sibling_item(text: str, line_start: int, span: Span) -> bool:
+    """Whether the line at `line_start` is a list item at the depth of the item `span`
+    opens, or deeper: an item before it in the same list ("- Brother HL-L2350DW, static IP
+    192.168.1.40" above "- toner TN-2420, bought at ..."), which names nothing the item
+    describes. A parent item indented less ("* Potential API enhancements:" above its
+    sub-items) can."""
+    end = text.find("\n", line_start)
+    line = text[line_start:end if end >= 0 else len(text)]
+    if _LIST_MARK.match(line.lstrip()) is None or not list_item_at(text, span):
+        return False
+    own_start = text.rfind("\n", 0, span.start) + 1
+    own_end = text.find("\n", own_start)
+    own = text[own_start:own_end if own_end >= 0 else len(text)]
+    return indent_width(line) >= indent_width(own)
+
+
 def _ends_wrapped_sentence(text: str, line_start: int) -> bool:
     """Whether the line at `line_start` is the last line of a sentence wrapped over several
     lines: the line right above it (no blank line between) has words and ends without a
@@ -416,6 +432,8 @@ def subject_of(text: str, span: Span) -> Span | None:
     if _ends_wrapped_sentence(text, start):
         return None                      # "... libxml will detect and use\nthe following
         #                                  libraries:": the end of a sentence, no name
+    if _sibling_item(text, start, span):
+        return None                      # the item before in the same list, not a name
     names = " ".join(x[2] for x in lines)
     if not _subject_words(names) or _names_itself(names, span.text):
         return None                      # the sentence names its subject itself
