@@ -12,8 +12,11 @@ or unreadable. Chunk ids are never reused, so a label present in both is right.
 
 Terms: lower case, split like FTS5's unicode61 tokenizer (letters and digits; `_` and
 punctuation separate), each stemmed with the Snowball English stemmer (PyStemmer); an
-identifier with underscores (GFP_KERNEL) is also kept whole. Title and text are indexed
-together.
+identifier with underscores (GFP_KERNEL) is also kept whole. Beside them, exact_terms: a
+token holding more than letters and digits kept whole ("--not-a-term", "<<<", "g&") and an
+underscore identifier joined ("pathdir"), in text and queries alike, so that a lookup typed
+as written finds its definition; a chunk's length counts its word terms only, so these
+change no other score. Title and text are indexed together.
 """
 
 from __future__ import annotations
@@ -33,8 +36,10 @@ if TYPE_CHECKING:
 
 K1 = 1.2            # the usual BM25 constants
 B = 0.75
-FORMAT = 2          # bump when tokenization or the file layout changes (2: tail saved, postings in .npy)
-LOADABLE = (1, 2)   # format 1 files have no tail arrays
+FORMAT = 3          # bump when tokenization or the file layout changes (2: tail saved, postings in .npy;
+#                     3: Tokenizer.exact_terms indexed)
+LOADABLE = (1, 2, 3)   # format 1 files have no tail arrays; before 3 no exact terms (a
+#                        reader searches such a file as it is, a writer rebuilds it: open)
 TAIL_SAVED = 2000   # a save folds a longer tail into the compacted arrays first
 
 _WORD = re.compile(r"\w+")
@@ -79,6 +84,37 @@ class Tokenizer:
         return out
 
 
+_EDGE = "\"'`\u2018\u2019\u201c\u201d*|,.;:!?()"
+_PLAIN = re.compile(r"[^\W_]+")
+MAX_EXACT_CHARS = 64
+_PROSE_TOKEN = re.compile(r"\w+['\u2019]\w*|(?:[a-z]\.)+[a-z]?")   # "doesn't", "debian's", "e.g"
+
+
+def exact_terms(text: str, stem) -> list[str]:  # noqa: ANN001 - Tokenizer.stem
+    """The terms a word tokenizer cannot see, for lookups typed as written: each whitespace
+    token, lower-cased and stripped of the quotes, brackets, tag stars and bars and the
+    punctuation around it, that holds more than letters and digits, kept whole ("--emulate",
+    "not-a-term", "<<<", "g&", "<c-g>u", "192.168.1.40"), and an identifier with underscores
+    also joined and stemmed as zsh accepts it ("path_dirs" -> "pathdir", what "pathdirs"
+    stems to). A plain word gives none: the word terms have it."""
+    out = []
+    for raw in text.lower().split():
+        token = raw.strip(_EDGE)
+        if (len(token) < 2 or len(token) > MAX_EXACT_CHARS or _PLAIN.fullmatch(token)
+                or _PROSE_TOKEN.fullmatch(token)):
+            continue
+        if _WORD.fullmatch(token):               # an identifier with "_": joined as well
+            parts = _PART.findall(token)
+            if len(parts) > 1:
+                out.append(stem("".join(parts)))
+            continue
+        out.append(token)
+        bare = token.lstrip("-")
+        if bare != token and "-" in bare:        # "--not-a-term" as written in prose too
+            out.append(bare)
+    return out
+
+
 def _suffix_stem(word: str) -> str:
     for suffix in ("ations", "ation", "ings", "ing", "ies", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -95,6 +131,7 @@ class Bm25Index:
         self.meta_path = self.folder / "lexical.json"
         self.tokenize = Tokenizer()
         self.generation = -1
+        self.loaded_format = FORMAT
         self._lock = threading.RLock()
         self._clear()
 
@@ -135,8 +172,8 @@ class Bm25Index:
             new_tail = []
             for i, (cid, text) in enumerate(rows):
                 terms = self.tokenize(text)
-                tids, tfs = self._term_ids(terms)
-                lens[i] = len(terms)
+                tids, tfs = self._term_ids(terms + exact_terms(text, self.tokenize.stem))
+                lens[i] = len(terms)     # the length BM25 normalises by: the words alone
                 new_tail.append((base + i, tids, tfs))
                 self._slot[cid] = base + i
             self.labels = np.concatenate([self.labels, np.array([c for c, _ in rows], dtype=np.int64)])
@@ -182,9 +219,13 @@ class Bm25Index:
         self._tail_index = None
 
     # --- lifecycle (mirrors indexer/vectors.py) -------------------------------------
-    def open(self, store: "Store", ids: set[int], generation: int) -> str:
+    def open(self, store: "Store", ids: set[int], generation: int, *, upgrade: bool = False) -> str:
+        """Load the saved file and bring it in line with the store. `upgrade` (a writer):
+        a file of an earlier FORMAT is rebuilt from the store (the caller saves it), so
+        its chunks get the terms tokenization gained since; a reader searches it as it
+        is (an older file lacks some terms of a query: those match nothing)."""
         with self._lock:
-            if not self._load():
+            if not self._load() or (upgrade and self.loaded_format < FORMAT):
                 self._clear()
                 self._fill(store, None)
                 self.generation = generation
@@ -275,6 +316,7 @@ class Bm25Index:
             meta = json.loads(self.meta_path.read_text())
             if int(meta.get("format", 0)) not in LOADABLE:
                 return False
+            self.loaded_format = int(meta["format"])
             with np.load(self.path) as z:
                 vocab_bytes = z["vocab"].tobytes().decode("utf-8")
                 labels, doclen, alive = z["labels"], z["doclen"], z["alive"]
@@ -325,7 +367,8 @@ class Bm25Index:
         BM25's idf cannot tell them from content, and in a big one they weigh nothing)."""
         words = _WORD.findall(query.lower())
         content = " ".join(w for w in words if w not in STOPWORDS) or " ".join(words)
-        return [self.vocab[t] for t in dict.fromkeys(self.tokenize(content)) if t in self.vocab]
+        terms = self.tokenize(content) + exact_terms(query, self.tokenize.stem)
+        return [self.vocab[t] for t in dict.fromkeys(terms) if t in self.vocab]
 
     def term_idf(self, query: str) -> dict[str, float]:
         """BM25's idf of each content term of the query, by its stem (terms the index

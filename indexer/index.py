@@ -64,8 +64,9 @@ class Index:
             if self._vectors is None:
                 dim = self.store.get_meta("dim")
                 vectors = VectorIndex(self.index_dir, int(dim) if dim else self.embedder.dim)
-                outcome = vectors.open(self.store, mapped=self.one_shot and not self.lock.held)
-                if outcome != "loaded" and self.lock.held:
+                outcome = vectors.open(self.store, mapped=self.one_shot and not self.lock.held,
+                                       upgrade=self.lock.held)
+                if (outcome != "loaded" or vectors.lexical_outcome != "loaded") and self.lock.held:
                     vectors.save()   # a writer persists the repaired cache at once
                 self._vectors = vectors
             return self._vectors

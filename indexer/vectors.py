@@ -62,12 +62,14 @@ class VectorIndex:
         index.set_ef(EF_SEARCH)
         return index
 
-    def open(self, store: Store, *, mapped: bool = False) -> str:
+    def open(self, store: Store, *, mapped: bool = False, upgrade: bool = False) -> str:
         """Load from disk and bring in line with the store. Returns what it did.
 
         mapped: for a process that answers a query or two and stops. Map the saved file
         and scan its vectors exactly instead of loading the graph ("mapped"), when it lacks
-        few of the stored vectors; anything that changes the index loads the graph first."""
+        few of the stored vectors; anything that changes the index loads the graph first.
+        upgrade: a writer's open, which rebuilds a BM25 file of an earlier format
+        (Bm25Index.open; lexical_outcome "rebuilt": save)."""
         with self._lock:
             if self._mapped is not None:   # opened again: the map gives way
                 self._mapped.close()
@@ -75,7 +77,7 @@ class VectorIndex:
             self._store = store
             generation = store.generation()
             ids = set(store.chunk_ids().tolist())
-            self.lexical_outcome = self.lexical.open(store, ids, generation)
+            self.lexical_outcome = self.lexical.open(store, ids, generation, upgrade=upgrade)
             if mapped and self._open_mapped(store, ids):
                 self.generation = generation
                 return "mapped"
