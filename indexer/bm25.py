@@ -96,7 +96,8 @@ def exact_terms(text: str, stem) -> list[str]:  # noqa: ANN001 - Tokenizer.stem
     punctuation around it, that holds more than letters and digits, kept whole ("--emulate",
     "not-a-term", "<<<", "g&", "<c-g>u", "192.168.1.40"), and an identifier with underscores
     also joined and stemmed as zsh accepts it ("path_dirs" -> "pathdir", what "pathdirs"
-    stems to). A plain word gives none: the word terms have it."""
+    stems to). A plain word gives none (the word terms have it), nor do the tokens of prose:
+    contractions and possessives ("doesn't", "debian's") and "e.g"."""
     out = []
     for raw in text.lower().split():
         token = raw.strip(_EDGE)
