@@ -56,18 +56,22 @@ FILLER = ("# Note {i}\n\nThe path of the search starts at the top. Commands and 
           "Use it to perform a search when the user knows what to look for.\n")
 
 
-@pytest.fixture()
-def lookup_index(tmp_path, make_index):
+def _index_of(tmp_path, make_index, files: dict[str, str]):  # noqa: ANN001, ANN202
+    """An index (tmp_path/index) of `files` written to tmp_path/notes, updated."""
     folder = tmp_path / "notes"
     folder.mkdir()
-    for name, text in {**DOCS, **NEIGHBOURS}.items():
+    for name, text in files.items():
         (folder / name).write_text(text)
-    for i in range(60):
-        (folder / f"note-{i:02d}.md").write_text(FILLER.format(i=i))
     idx = make_index()
     idx.add_root(folder)
     idx.update()
     return idx
+
+
+@pytest.fixture()
+def lookup_index(tmp_path, make_index):
+    fillers = {f"note-{i:02d}.md": FILLER.format(i=i) for i in range(60)}
+    return _index_of(tmp_path, make_index, {**DOCS, **NEIGHBOURS, **fillers})
 
 
 @pytest.mark.parametrize("query, file", [
@@ -86,14 +90,7 @@ def test_exact_lookups_find_their_note_first(lookup_index, query, file):
 def test_an_index_saved_before_is_read_as_it_is_and_rebuilt_by_a_writer(tmp_path, make_index, embedder, index_options):
     from indexer.index import Index
 
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    for name, text in DOCS.items():
-        (folder / name).write_text(text)
-    idx = make_index()
-    idx.add_root(folder)
-    idx.update()
-    idx.close()
+    _index_of(tmp_path, make_index, DOCS).close()
     meta_path = tmp_path / "index" / "lexical.json"
     meta = json.loads(meta_path.read_text())
     assert meta["format"] == FORMAT

@@ -684,17 +684,11 @@ def whole_list_item(text: str, span: Span) -> bool:
     are written this way ("- firmware updated on 2024-03-02 to version 1.4.7"), and so are
     release notes and glossaries: the item is the statement. HTML lists reach the index as
     plain lines without a marker, indistinguishable from table cells, and stay unquoted."""
+    if not list_item_at(text, span):
+        return False
     line_start = text.rfind("\n", 0, span.start) + 1
-    before = text[line_start:span.start]
-    body = span.text
-    if before.strip():
-        if _LIST_MARK.fullmatch(before.lstrip()) is None:
-            return False
-    else:
-        m = _LIST_MARK.match(body)
-        if m is None or m.end() == len(body):
-            return False
-        body = body[m.end():]
+    mark = _LIST_MARK.match(span.text)
+    body = span.text[mark.end():] if mark else span.text     # the marker may stand before it
     line_end = text.find("\n", span.end)
     if text[span.end:len(text) if line_end < 0 else line_end].strip():
         return False
