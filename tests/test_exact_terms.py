@@ -32,6 +32,21 @@ def test_prose_gives_no_exact_terms(text):
     assert exact_terms(text, STEM) == []
 
 
+@pytest.mark.parametrize("text, expected", [
+    # code glues names into expressions: the names stay, the expressions are not terms
+    ("x = np.zeros((n, 3), dtype=np.float32)[mask]", ["np.zeros", "np.float32"]),
+    ("ls --color=auto", ["--color"]),
+    ("os.path.join(a, b) and f(a=1)", ["os.path.join"]),
+    ("2*k**2 + 843750*p**4", []),
+    ("[[ -N file ]]", ["[[", "-n", "]]"]),                # punctuation alone stays whole
+    # numbers of data, which no one types back; addresses and versions stay
+    ("0.07483045 4.6454886e+00 1e-05 -1.969181049384918e-01j", []),
+    ("3.11.7 and 10.0.0.1", ["3.11.7", "10.0.0.1"]),
+])
+def test_code_gives_its_names_and_data_numbers_give_none(text, expected):
+    assert exact_terms(text, STEM) == expected
+
+
 def test_a_joined_identifier_matches_its_underscore_form():
     assert STEM("pathdirs") in exact_terms("PATH_DIRS", STEM)
 
