@@ -122,22 +122,24 @@ class Vocabulary:
     def save(self, folder: Path, token: str) -> int:
         """Write the table under `token` (files lexical.<token>.{terms,offsets,order}.npy);
         returns the sorted count to record beside it."""
-        if self._dict is None:             # nothing added since loading: the same table
-            arrays = (self._terms, self._offsets, self._order)
+        terms = self._list
+        held = len(self._offsets) - 1      # the terms the current table holds (ids < held)
+        if self._dict is None or held == self._n:   # no new term since: the same table
+            data, offsets, order = self._terms, self._offsets, self._order
             count = self.sorted_count
-        else:
-            terms = self._list
-            encoded = [t.encode("utf-8") + b"\n" for t in terms]
-            offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-            np.cumsum([len(e) for e in encoded], out=offsets[1:])
-            data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        else:                              # the new terms appended (a watcher's save: a few)
+            encoded = [t.encode("utf-8") + b"\n" for t in terms[held:]]
+            ends = np.cumsum([len(e) for e in encoded], dtype=np.int64) + self._offsets[-1]
+            offsets = np.concatenate([np.asarray(self._offsets), ends])
+            data = np.concatenate([np.asarray(self._terms),
+                                   np.frombuffer(b"".join(encoded), dtype=np.uint8)])
             if len(terms) - self.sorted_count > SORT_EVERY:
                 # UTF-8 sorts as code points do, so str order is the table's byte order
                 order = np.array(sorted(range(len(terms)), key=terms.__getitem__), dtype=np.int64)
                 count = len(terms)
             else:
                 order, count = np.asarray(self._order), self.sorted_count
-            arrays = (data, offsets, order)
+        arrays = (data, offsets, order)
         for key, array in zip(KEYS, arrays):
             part = folder / f"lexical.{token}.{key}.npy.tmp"
             with open(part, "wb") as fh:
