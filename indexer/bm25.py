@@ -40,10 +40,11 @@ if TYPE_CHECKING:
 
 K1 = 1.2            # the usual BM25 constants
 B = 0.75
-FORMAT = 4          # bump when tokenization or the file layout changes (2: tail saved, postings in .npy;
+FORMAT = 5          # bump when tokenization or the file layout changes (2: tail saved, postings in .npy;
 #                     3: Tokenizer.exact_terms indexed; 4: exact terms split at code's glue,
-#                     the vocabulary a sorted table a reader maps: indexer/vocabulary.py)
-LOADABLE = (1, 2, 3, 4)   # format 1 files have no tail arrays; before 3 no exact terms (a
+#                     the vocabulary a sorted table a reader maps: indexer/vocabulary.py;
+#                     5: a one-letter option's case kept)
+LOADABLE = (1, 2, 3, 4, 5)   # format 1 files have no tail arrays; before 3 no exact terms (a
 #                           reader searches such a file as it is, a writer rebuilds it: open)
 TAIL_SAVED = 2000   # a save folds a longer tail into the compacted arrays first
 
@@ -98,6 +99,9 @@ _PROSE_TOKEN = re.compile(r"\w+['\u2019]\w*|(?:[a-z]\.)+[a-z]?")   # "doesn't", 
 # in one chunk each (site-packages, 20k files: 1.67M against 758k words; split, 752k).
 _CODE_GLUE = re.compile(r"[()\[\]{}=,\"`*]+")
 _HAS_ALNUM = re.compile(r"[^\W_]")
+# a one-letter option, whose case tells it from another ("-N file" is not "-n string",
+# "ls -L" not "ls -l")
+_SHORT_FLAG = re.compile(r"-[A-Za-z]")
 # numbers no one types back: data ("0.07483045", "4.6454886e+00"); "192.168.1.40" and
 # "3.11.7" stay
 _DATA_NUMBER = re.compile(r"[-+]?[\d.]*(?:\.\d{5,}[\d.]*|\de[-+]?\d+)j?")
@@ -109,17 +113,22 @@ def exact_terms(text: str, stem) -> list[str]:  # noqa: ANN001 - Tokenizer.stem
     punctuation around it, that holds more than letters and digits, kept whole ("--emulate",
     "not-a-term", "<<<", "g&", "<c-g>u", "192.168.1.40"), and an identifier with underscores
     also joined and stemmed as zsh accepts it ("path_dirs" -> "pathdir", what "pathdirs"
-    stems to). A token that glues names with code's brackets, "=", "," or "*" gives its
-    pieces ("--color=auto" -> "--color"; "os.path.join(a," -> "os.path.join"), a token of
-    punctuation alone stays whole ("[[", "<<<"). A plain word gives none (the word terms
-    have it), nor do the tokens of prose, contractions and possessives ("doesn't",
-    "debian's") and "e.g", nor data numbers ("0.07483045", "1e-05")."""
+    stems to). A one-letter option keeps its case: "-N" and "-n" are two options. A token
+    that glues names with code's brackets, "=", "," or "*" gives its pieces ("--color=auto"
+    -> "--color"; "os.path.join(a," -> "os.path.join"), a token of punctuation alone stays
+    whole ("[[", "<<<"). A plain word gives none (the word terms have it), nor do the tokens
+    of prose, contractions and possessives ("doesn't", "debian's") and "e.g", nor data
+    numbers ("0.07483045", "1e-05")."""
     out = []
-    for raw in text.lower().split():
+    for raw in text.split():
         token = raw.strip(_EDGE)
         pieces = ([p.strip(_EDGE) for p in _CODE_GLUE.split(token)]
                   if _CODE_GLUE.search(token) and _HAS_ALNUM.search(token) else (token,))
         for piece in pieces:
+            if _SHORT_FLAG.fullmatch(piece):         # "-N" is not "-n": case kept
+                out.append(piece)
+                continue
+            piece = piece.lower()
             if (len(piece) < 2 or len(piece) > MAX_EXACT_CHARS or _PLAIN.fullmatch(piece)
                     or _PROSE_TOKEN.fullmatch(piece) or _DATA_NUMBER.fullmatch(piece)):
                 continue

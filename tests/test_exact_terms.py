@@ -19,7 +19,7 @@ STEM = Tokenizer().stem
     ("what is <<< in zsh?", ["<<<"]),
     ("*g&*", ["g&"]),                                   # vim's tag stars stripped
     ("what does --not-a-term do?", ["--not-a-term", "not-a-term"]),
-    ("PATH_DIRS (-Q) <D>", ["pathdir", "-q", "<d>"]),   # joined and stemmed, as "pathdirs" is
+    ("PATH_DIRS (-Q) <D>", ["pathdir", "-Q", "<d>"]),   # joined and stemmed, as "pathdirs" is
     ("static IP 192.168.1.40.", ["192.168.1.40"]),
     ("why use <C-G>U here", ["<c-g>u"]),
 ])
@@ -38,13 +38,26 @@ def test_prose_gives_no_exact_terms(text):
     ("ls --color=auto", ["--color"]),
     ("os.path.join(a, b) and f(a=1)", ["os.path.join"]),
     ("2*k**2 + 843750*p**4", []),
-    ("[[ -N file ]]", ["[[", "-n", "]]"]),                # punctuation alone stays whole
+    ("[[ -N file ]]", ["[[", "-N", "]]"]),                # punctuation alone stays whole
     # numbers of data, which no one types back; addresses and versions stay
     ("0.07483045 4.6454886e+00 1e-05 -1.969181049384918e-01j", []),
     ("3.11.7 and 10.0.0.1", ["3.11.7", "10.0.0.1"]),
 ])
 def test_code_gives_its_names_and_data_numbers_give_none(text, expected):
     assert exact_terms(text, STEM) == expected
+
+
+def test_a_one_letter_option_keeps_its_case(tmp_path):
+    """"-N file" and "-n string" are two tests of zsh's [[ ]]: lower-cased they were one term."""
+    from indexer.bm25 import Bm25Index
+
+    assert exact_terms("[[ -N file ]]", STEM) == ["[[", "-N", "]]"]
+    assert exact_terms("ls [-L]", STEM) == ["-L"]            # in brackets too
+    bm = Bm25Index(tmp_path)
+    bm.add_many([(1, "-n string: true if the length of the string is non-zero."),
+                 (2, "-N file: true if the file's access time is not newer than its modification time")])
+    assert [cid for cid, _ in bm.search("what does -N do?", 2)][0] == 2
+    assert [cid for cid, _ in bm.search("what does -n do?", 2)][0] == 1
 
 
 def test_a_joined_identifier_matches_its_underscore_form():

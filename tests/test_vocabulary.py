@@ -9,7 +9,7 @@ import json
 import pytest
 
 from indexer import vocabulary
-from indexer.bm25 import Bm25Index
+from indexer.bm25 import FORMAT, Bm25Index
 from indexer.vocabulary import Vocabulary
 
 # ASCII, accents, a script whose vowel signs are not letters, an emoji, symbols and flags:
@@ -72,7 +72,7 @@ def test_a_search_maps_the_table_and_a_writer_builds_its_dict_once(tmp_path, mon
                 + [(99, "my invoice token-0150-zq is paid")])
     bm.generation = 1
     bm.save()
-    assert json.loads((tmp_path / "lexical.json").read_text())["format"] == 4
+    assert json.loads((tmp_path / "lexical.json").read_text())["format"] == FORMAT
     reader = Bm25Index(tmp_path)
     assert reader._load()
     assert reader.search("token-0150-zq", 3)[0][0] == 99
