@@ -10,8 +10,8 @@ with the store generation it matches, repaired on open by diffing chunk ids (ext
 are marked dead, missing ones are tokenized from the stored text), rebuilt when missing
 or unreadable. Chunk ids are never reused, so a label present in both is right.
 
-Terms: lower case, split like FTS5's unicode61 tokenizer (letters and digits; `_` and
-punctuation separate), each stemmed with the Snowball English stemmer (PyStemmer); an
+Terms: lower case, split like FTS5's unicode61 tokenizer (letters with their combining
+marks, and digits; `_` and punctuation separate), each stemmed with the Snowball English stemmer (PyStemmer); an
 identifier with underscores (GFP_KERNEL) is also kept whole. Beside them, exact_terms: a
 token holding more than letters and digits kept whole ("--not-a-term", "<<<", "g&") and an
 underscore identifier joined ("pathdir"), in text and queries alike, so that a lookup typed
@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+import regex
 
 from indexer.vocabulary import Vocabulary
 
@@ -43,17 +44,25 @@ B = 0.75
 FORMAT = 5          # bump when tokenization or the file layout changes (2: tail saved, postings in .npy;
 #                     3: Tokenizer.exact_terms indexed; 4: exact terms split at code's glue,
 #                     the vocabulary a sorted table a reader maps: indexer/vocabulary.py;
-#                     5: a one-letter option's case kept)
+#                     5: a one-letter option's case kept, a word's combining marks kept)
 LOADABLE = (1, 2, 3, 4, 5)   # format 1 files have no tail arrays; before 3 no exact terms (a
 #                           reader searches such a file as it is, a writer rebuilds it: open)
 TAIL_SAVED = 2000   # a save folds a longer tail into the compacted arrays first
 
-_WORD = re.compile(r"\w+")
+# regex's \w is Unicode's word class, which holds the combining marks: re's splits a word of
+# Hindi, Tamil or Thai at each vowel sign ("हिन्दी" -> "ह", "न", "द"), terms that match any text
+# of that script
+_WORD = regex.compile(r"\w+")
 STOPWORDS = frozenset(
     "a an and are as at be by for from has have how i in is it its of on or that the this to "
     "was were what when where which who why will with do does did can you your my me we our "
     "they them their there about into".split())
-_PART = re.compile(r"[^\W_]+")
+_PART = regex.compile(r"[^\W_]+")
+
+
+def words(text: str) -> list[str]:
+    """The words of `text` as BM25 splits them (case kept)."""
+    return _WORD.findall(text)
 
 
 class Tokenizer:
@@ -91,14 +100,14 @@ class Tokenizer:
 
 
 _EDGE = "\"'`\u2018\u2019\u201c\u201d*|,.;:!?()"
-_PLAIN = re.compile(r"[^\W_]+")
+_PLAIN = regex.compile(r"[^\W_]+")
 MAX_EXACT_CHARS = 64
-_PROSE_TOKEN = re.compile(r"\w+['\u2019]\w*|(?:[a-z]\.)+[a-z]?")   # "doesn't", "debian's", "e.g"
+_PROSE_TOKEN = regex.compile(r"\w+['\u2019]\w*|(?:[a-z]\.)+[a-z]?")   # "doesn't", "debian's", "e.g"
 # Code glues names into expressions ("f(a=1)", "x[i]", "2*k**2"): split there, the names
 # stay. Without this, a code folder gave twice as many exact terms as words, nearly all
 # in one chunk each (site-packages, 20k files: 1.67M against 758k words; split, 752k).
 _CODE_GLUE = re.compile(r"[()\[\]{}=,\"`*]+")
-_HAS_ALNUM = re.compile(r"[^\W_]")
+_HAS_ALNUM = regex.compile(r"[^\W_]")
 # a one-letter option, whose case tells it from another ("-N file" is not "-n string",
 # "ls -L" not "ls -l")
 _SHORT_FLAG = re.compile(r"-[A-Za-z]")

@@ -9,10 +9,10 @@ pruning of common terms cost 23 points of recall), they stay for callers of FTS5
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Sequence
 
 from indexer.bm25 import STOPWORDS
+from indexer.bm25 import words as bm25_words
 from indexer.records import Passage
 from indexer.store import Store
 from indexer.vectors import VectorIndex
@@ -27,7 +27,7 @@ UNIT_EXT = {".pptx", ".odp", ".xlsx", ".ods", ".eml", ".mbox", ".ipynb"}
 def fts_query(query: str, *, max_terms: int = 32, mode: str = "OR") -> str:
     """User text -> a safe FTS5 query: every word quoted, OR-ed (quotes, hyphens, AND/NOT,
     column names, etc. in the question can never become FTS5 syntax)."""
-    words = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", query)))
+    words = list(dict.fromkeys(w.lower() for w in bm25_words(query)))
     # Function words match nearly every chunk; in a small index BM25's idf cannot tell.
     content = [w for w in words if w not in STOPWORDS]
     words = (content or words)[:max_terms]

@@ -138,3 +138,13 @@ def test_a_small_tail_is_saved_as_it_is_and_loads_with_the_same_scores(tmp_path,
     again.delete([5])                      # a mapped index still changes and compacts
     again._compact()
     assert again.search("note 5 harbour", 50) and 5 not in {c for c, _ in again.search("note 5", 50)}
+
+
+def test_a_word_keeps_its_combining_marks(tmp_path):
+    """Hindi, Tamil: a vowel sign is part of its word. re's \\w split "नोट्स" into "न", "ट",
+    "स", terms that every text of the script shares, so a note without the word matched."""
+    from indexer.bm25 import Tokenizer
+
+    assert Tokenizer()("हिन्दी में नोट्स, நான் தமிழ்") == ["हिन्दी", "में", "नोट्स", "நான்", "தமிழ்"]
+    bm = _index(tmp_path, {1: "हिन्दी में नोट्स लिखना", 2: "नमस्ते दोस्त, सब ठीक है", 3: "kernel notes"})
+    assert [cid for cid, _ in bm.search("नोट्स", 3)] == [1]

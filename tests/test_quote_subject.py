@@ -164,6 +164,15 @@ def test_a_sentence_cut_inside_brackets_is_never_quoted(sentence):
     assert all(u.text != sentence for u in candidate_units(text))
 
 
+@pytest.mark.parametrize("sentence", ['"a" "b"', '"The whole sentence is a quote."  '])
+def test_a_sentence_all_in_quotes_is_judged_without_error(sentence):
+    """is_unbalanced read the first word of what is left outside quotes: nothing here."""
+    from localrag.answering.judge.noise import is_unbalanced, noise_kind
+
+    assert is_unbalanced(sentence) is False
+    assert noise_kind(sentence) in (None, "fragment", "filler", "markup")
+
+
 @pytest.mark.parametrize("sentence", [
     "Use git log (see below) to check what changed.",
     'They cannot have an asterisk or an open bracket "[" anywhere.',   # quoted: not a bracket

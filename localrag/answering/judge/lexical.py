@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import regex
+
 # Abbreviations after which a full stop does not end a sentence.
 _ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "e.g", "i.e", "eg", "ie", "etc", "vs",
                   "no", "fig", "figs", "approx", "ca", "jr", "sr", "mt", "cf", "viz", "resp",
@@ -22,8 +24,12 @@ _ENDING_ABBREVIATIONS = {"etc", "inc", "ltd", "corp", "al"}
 _OPENERS = "([{\"'‘“«"
 # Titles are capitalised but say nothing about which person is meant.
 _TITLES = {"dr", "mr", "mrs", "ms", "prof", "sir", "madam"}
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]’”]*(\s+)")
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'’:/.\-]*[A-Za-z0-9]|[A-Za-z0-9]")
+# the danda ends a sentence of Hindi, Bengali, ... and "؟" one of Arabic or Persian
+_SENTENCE_END = re.compile(r"(?<=[.!?।॥؟])[\"')\]’”]*(\s+)")
+_ENDERS = ".!?।॥؟"
+# words of any script: regex's [^\W_] is a letter with its combining marks, or a digit (re's
+# leaves Hindi's vowel signs out and ASCII left every Cyrillic or Greek word out)
+_TOKEN = regex.compile(r"[^\W_][\w'’:/.\-]*[^\W_]|[^\W_]")
 _HAS_DIGIT = re.compile(r"\d")
 
 STOPWORDS = frozenset("""
@@ -50,7 +56,7 @@ def split_sentences(text: str) -> list[str]:
         start = 0
         for m in _SENTENCE_END.finditer(line):
             end = m.start(1)                   # closing quotes stay with their sentence
-            before = line[start:end].rstrip(".!?\"')]’”")
+            before = line[start:end].rstrip(_ENDERS + "\"')]’”")
             last_word = before.rsplit(None, 1)[-1].lower().lstrip(_OPENERS) if before.split() else ""
             if last_word == "no" and not line[m.end():m.end() + 1].isdigit():
                 pass                           # "No. It is..." ends; "No. 5" does not
@@ -143,7 +149,7 @@ def overlap(sentence: str, passage: str) -> Overlap:
     return Overlap(word_frac, 1.0 - len(missing) / len(keys), missing)
 
 
-_PLAIN = re.compile(r"[a-z0-9]+")
+_PLAIN = regex.compile(r"[^\W_]+")
 
 
 def plain_words(text: str) -> list[str]:

@@ -15,7 +15,10 @@ unit splitter and any markup cleaning done before it.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
+
+import regex
 
 from localrag.answering.judge import lexical
 
@@ -26,7 +29,7 @@ repeat: the same as an earlier sentence; echo: the question or the prompt given 
 filler: words that carry no content ("I hope this helps."); fragment: too short or cut
 off to state anything."""
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_WORD = regex.compile(r"\p{L}[\p{L}\p{M}'’-]*")   # a word of any script
 # document syntax: rst directives/roles/anchors/fields, AsciiDoc blocks and attributes,
 # Markdown fences and rules, table borders
 _MARKUP_LINE = re.compile(
@@ -75,7 +78,7 @@ def is_markup(sentence: str) -> bool:
         return True
     if re.search(r"\S::(?:\s|$)", s):
         return True                       # an AsciiDoc/rst term glued to its text
-    letters = sum(ch.isalpha() for ch in s)
+    letters = sum(ch.isalpha() or unicodedata.category(ch).startswith("M") for ch in s)
     return letters < 0.5 * len(s.replace(" ", ""))
 
 
@@ -159,7 +162,8 @@ def is_unbalanced(sentence: str) -> bool:
             return True
         if t.count(closing) > t.count(opening) and t.rstrip().endswith(closing):
             return True
-        head = t.split(maxsplit=1)[0] if t else ""
+        words = t.split(maxsplit=1)
+        head = words[0] if words else ""         # all quoted: '"a" "b"' leaves a space
         cut = head.find(closing)
         if closing == ")" and cut > 3 and opening not in head[:cut]:
             return True          # ("]" alone is a key: vim's "*c_CTRL-]* CTRL-] Trigger ...")

@@ -1,0 +1,44 @@
+"""Notes in other scripts are quoted and judged like English ones: a word is a word of any
+script (a letter with its combining marks), and the danda ends a Hindi sentence. Before,
+the answer path read only ASCII letters as words: every Russian, Greek or Hindi sentence
+was "filler" (no content word), so none was ever quoted."""
+
+from __future__ import annotations
+
+import pytest
+
+from localrag.answering.generate.extract import candidate_units
+from localrag.answering.judge import lexical
+from localrag.answering.judge.noise import noise_kind
+
+NOTES = {
+    "ru": ("Запасной ключ от квартиры лежит у моей сестры в Москве.",
+           "Отопление проверяют каждый год в октябре."),
+    "el": ("Το εφεδρικό κλειδί είναι στην αδελφή μου στην Αθήνα.",
+           "Ο λέβητας ελέγχεται κάθε Οκτώβριο."),
+    "hi": ("अतिरिक्त चाबी मेरी बहन के पास दिल्ली में है।",
+           "हीटर की सर्विस हर साल अक्टूबर में होती है।"),
+    "de": ("Der Ersatzschlüssel liegt bei meiner Schwester in Düsseldorf.",
+           "Die Heizung wird jedes Jahr im Oktober gewartet."),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(NOTES))
+def test_each_sentence_of_a_note_is_a_quote(lang):
+    first, second = NOTES[lang]
+    assert noise_kind(first) is None and noise_kind(second) is None
+    assert [u.text for u in candidate_units(first + " " + second)] == [first, second]
+
+
+def test_words_keep_their_marks_and_letters():
+    assert lexical.content_words("हीटर की सर्विस")[:2] == ["हीटर", "की"]
+    assert "ersatzschlüssel" in lexical.content_words(NOTES["de"][0])
+    assert lexical.key_tokens("Loïc Minier wrote it") == ["loïc", "minier"]
+
+
+def test_a_changed_fact_in_cyrillic_is_caught_by_overlap():
+    """The critic's overlap reads Cyrillic words: a sentence naming another city misses a key."""
+    passage = NOTES["ru"][0]
+    assert lexical.overlap("Запасной ключ лежит у моей сестры в Москве.", passage).key_frac == 1.0
+    changed = lexical.overlap("Запасной ключ лежит у моего брата в Казани.", passage)
+    assert changed.missing_keys == ("казани",)
