@@ -70,7 +70,8 @@ class Vocabulary:
         if not (0 <= sorted_count <= vocab._n and len(vocab._order) == sorted_count):
             raise ValueError("vocabulary table does not match its count")
         vocab.sorted_count = sorted_count
-        vocab._recent = {vocab.term(i): i for i in range(sorted_count, vocab._n)}
+        rest = vocab._terms[vocab._offsets[sorted_count]:].tobytes().decode("utf-8").split("\n")
+        vocab._recent = {t: sorted_count + k for k, t in enumerate(rest[:vocab._n - sorted_count])}
         return vocab
 
     def __len__(self) -> int:
