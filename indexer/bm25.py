@@ -44,7 +44,8 @@ B = 0.75
 FORMAT = 5          # bump when tokenization or the file layout changes (2: tail saved, postings in .npy;
 #                     3: Tokenizer.exact_terms indexed; 4: exact terms split at code's glue,
 #                     the vocabulary a sorted table a reader maps: indexer/vocabulary.py;
-#                     5: a one-letter option's case kept, a word's combining marks kept)
+#                     5: a one-letter option's case kept, a word's combining marks kept,
+#                     Han and kana as pairs of characters)
 LOADABLE = (1, 2, 3, 4, 5)   # format 1 files have no tail arrays; before 3 no exact terms (a
 #                           reader searches such a file as it is, a writer rebuilds it: open)
 TAIL_SAVED = 2000   # a save folds a longer tail into the compacted arrays first
@@ -58,6 +59,24 @@ STOPWORDS = frozenset(
     "was were what when where which who why will with do does did can you your my me we our "
     "they them their there about into".split())
 _PART = regex.compile(r"[^\W_]+")
+
+# Chinese and Japanese write no spaces between words: a run of Han, Hiragana or Katakana is
+# indexed as its overlapping pairs of characters ("東京タワー" -> "東京", "京タ", "タワ", "ワー"),
+# as Lucene's CJK analyzer does, so a query word matches inside a sentence; one character
+# alone is its own term
+_CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}ー]+")
+
+
+def _cjk_terms(word: str, stem) -> list[str]:  # noqa: ANN001 - Tokenizer.stem
+    out: list[str] = []
+    pos = 0
+    for m in _CJK.finditer(word):
+        out.extend(stem(p) for p in _PART.findall(word[pos:m.start()]))   # "333", "usb"
+        run = m.group()
+        out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
+        pos = m.end()
+    out.extend(stem(p) for p in _PART.findall(word[pos:]))
+    return out
 
 
 def words(text: str) -> list[str]:
@@ -89,7 +108,9 @@ class Tokenizer:
         out = []
         stem = self.stem
         for word in _WORD.findall(text.lower()):
-            if "_" in word:
+            if _CJK.search(word):
+                out.extend(_cjk_terms(word, stem))
+            elif "_" in word:
                 parts = _PART.findall(word)
                 out.extend(stem(p) for p in parts)
                 if len(parts) > 1:
@@ -139,6 +160,7 @@ def exact_terms(text: str, stem) -> list[str]:  # noqa: ANN001 - Tokenizer.stem
                 continue
             piece = piece.lower()
             if (len(piece) < 2 or len(piece) > MAX_EXACT_CHARS or _PLAIN.fullmatch(piece)
+                    or _CJK.search(piece)                 # its pairs are word terms
                     or _PROSE_TOKEN.fullmatch(piece) or _DATA_NUMBER.fullmatch(piece)):
                 continue
             if _WORD.fullmatch(piece):               # an identifier with "_": joined as well

@@ -148,3 +148,14 @@ def test_a_word_keeps_its_combining_marks(tmp_path):
     assert Tokenizer()("हिन्दी में नोट्स, நான் தமிழ்") == ["हिन्दी", "में", "नोट्स", "நான்", "தமிழ்"]
     bm = _index(tmp_path, {1: "हिन्दी में नोट्स लिखना", 2: "नमस्ते दोस्त, सब ठीक है", 3: "kernel notes"})
     assert [cid for cid, _ in bm.search("नोट्स", 3)] == [1]
+
+
+def test_chinese_and_japanese_words_are_found_inside_a_sentence(tmp_path):
+    """No spaces between words: a run of Han or kana is indexed as its pairs of characters,
+    so a word of the query matches inside a sentence (before, the whole run was one term
+    and only the whole sentence typed back found it)."""
+    bm = _index(tmp_path, {1: "東京タワーは333メートルです。", 2: "我的备用钥匙在姐姐家。",
+                           3: "大阪城は公園の中にあります。", 4: "kernel notes"})
+    assert bm.search("東京タワー", 4)[0][0] == 1
+    assert bm.search("备用钥匙", 4)[0][0] == 2
+    assert [cid for cid, _ in bm.search("公園", 4)] == [3]
