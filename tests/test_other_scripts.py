@@ -1,7 +1,9 @@
 """Notes in other scripts are quoted and judged like English ones: a word is a word of any
-script (a letter with its combining marks), and the danda ends a Hindi sentence. Before,
-the answer path read only ASCII letters as words: every Russian, Greek or Hindi sentence
-was "filler" (no content word), so none was ever quoted."""
+script (a letter with its combining marks), the danda ends a Hindi sentence and "。" a
+Chinese or Japanese one. Before, the answer path read only ASCII letters as words: every
+Russian, Greek or Hindi sentence was "filler" (no content word), so none was ever quoted;
+Chinese and Japanese, which put no space after a full stop, read as one sentence a
+paragraph."""
 
 from __future__ import annotations
 
@@ -21,13 +23,18 @@ NOTES = {
     "de": ("Der Ersatzschlüssel liegt bei meiner Schwester in Düsseldorf.",
            "Die Heizung wird jedes Jahr im Oktober gewartet."),
 }
+NO_SPACES = {     # Chinese and Japanese: no space after the stop, a word a character
+    "zh": ("我的备用钥匙在姐姐家。", "暖气每年十月检修。"),
+    "ja": ("合鍵は妹の家にあります。", "「暖房」は毎年十月に点検します。"),
+}
 
 
-@pytest.mark.parametrize("lang", sorted(NOTES))
+@pytest.mark.parametrize("lang", sorted(NOTES) + sorted(NO_SPACES))
 def test_each_sentence_of_a_note_is_a_quote(lang):
-    first, second = NOTES[lang]
+    first, second = NOTES.get(lang) or NO_SPACES[lang]
     assert noise_kind(first) is None and noise_kind(second) is None
-    assert [u.text for u in candidate_units(first + " " + second)] == [first, second]
+    gap = "" if lang in NO_SPACES else " "
+    assert [u.text for u in candidate_units(first + gap + second)] == [first, second]
 
 
 def test_words_keep_their_marks_and_letters():

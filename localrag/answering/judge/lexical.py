@@ -25,8 +25,8 @@ _OPENERS = "([{\"'‘“«"
 # Titles are capitalised but say nothing about which person is meant.
 _TITLES = {"dr", "mr", "mrs", "ms", "prof", "sir", "madam"}
 # the danda ends a sentence of Hindi, Bengali, ... and "؟" one of Arabic or Persian
-_SENTENCE_END = re.compile(r"(?<=[.!?।॥؟])[\"')\]’”]*(\s+)")
-_ENDERS = ".!?।॥؟"
+_SENTENCE_END = re.compile(r"(?<=[.!?।॥؟])[\"')\]’”]*(\s+)|(?<=[。！？])[」』）\"')\]’”]*(\s*)")
+_ENDERS = ".!?।॥؟。！？"   # Chinese and Japanese put no space after theirs
 # words of any script: regex's [^\W_] is a letter with its combining marks, or a digit (re's
 # leaves Hindi's vowel signs out and ASCII left every Cyrillic or Greek word out)
 _TOKEN = regex.compile(r"[^\W_][\w'’:/.\-]*[^\W_]|[^\W_]")
@@ -55,7 +55,7 @@ def split_sentences(text: str) -> list[str]:
             continue
         start = 0
         for m in _SENTENCE_END.finditer(line):
-            end = m.start(1)                   # closing quotes stay with their sentence
+            end = m.start(1) if m.group(1) is not None else m.start(2)   # closing quotes stay
             before = line[start:end].rstrip(_ENDERS + "\"')]’”")
             last_word = before.rsplit(None, 1)[-1].lower().lstrip(_OPENERS) if before.split() else ""
             if last_word == "no" and not line[m.end():m.end() + 1].isdigit():

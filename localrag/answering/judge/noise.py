@@ -65,8 +65,17 @@ here's there's let's we're i'm done
 """.split())
 
 
+_CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
+
+
 def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
+    """Words of any script; Chinese and Japanese, written without spaces, count a word a
+    character."""
+    out = []
+    for w in _WORD.findall(text):
+        out.extend(regex.findall(r"[\p{Han}\p{Hiragana}\p{Katakana}]|[^\p{Han}\p{Hiragana}\p{Katakana}]+", w.lower())
+                   if _CJK.search(w) else [w.lower()])
+    return out
 
 
 def is_markup(sentence: str) -> bool:
@@ -204,11 +213,11 @@ def is_fragment(sentence: str) -> bool:
     A file's quote always ends in a stop or ":" (candidate_units), so this reads the
     model's own sentences."""
     words = _words(sentence)
-    if len(words) < 3 or not any(len(w) >= 3 for w in words):
+    if len(words) < 3 or not any(len(w) >= 3 or _CJK.match(w) for w in words):
         return True
     if is_unbalanced(sentence):
         return True
-    closed = re.search(r"[.!?][\"')\]]*$", sentence.strip())
+    closed = re.search(r"[.!?।॥؟。！？][\"')\]」』）]*$", sentence.strip())
     if not closed and _CUT_END.search(sentence.strip()):
         return True
     # a title rather than a sentence: a few words without a closing stop
