@@ -49,3 +49,26 @@ def test_a_changed_fact_in_cyrillic_is_caught_by_overlap():
     assert lexical.overlap("Запасной ключ лежит у моей сестры в Москве.", passage).key_frac == 1.0
     changed = lexical.overlap("Запасной ключ лежит у моего брата в Казани.", passage)
     assert changed.missing_keys == ("казани",)
+
+
+def test_a_real_index_finds_notes_in_other_scripts_by_a_word_inside(tmp_path, make_index):
+    """Real index (SQLite, hnswlib, BM25), real embedder (an English model: these lookups
+    rest on BM25): a word typed alone finds the note that holds it inside a sentence."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    files = {
+        "ja.md": "# メモ\n\n東京タワーは333メートルです。合鍵は妹の家にあります。\n",
+        "zh.md": "# 笔记\n\n我的备用钥匙在姐姐家。暖气每年十月检修。\n",
+        "hi.md": "# नोट्स\n\nअतिरिक्त चाबी मेरी बहन के पास दिल्ली में है।\n",
+        "ru.md": "# Заметки\n\nЗапасной ключ от квартиры лежит у моей сестры в Москве.\n",
+    }
+    for i in range(12):
+        files[f"en{i}.md"] = f"# Note {i}\n\nThe spare key, the heating and the tower are notes in English, number {i}.\n"
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    idx = make_index()
+    idx.add_root(folder)
+    idx.update()
+    for query, file in [("合鍵", "ja.md"), ("钥匙", "zh.md"), ("दिल्ली", "hi.md"), ("сестры", "ru.md")]:
+        hits = idx.search(query, k=3)
+        assert hits and hits[0].path.endswith(file), (query, [h.path for h in hits])
