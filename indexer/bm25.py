@@ -107,8 +107,9 @@ class Tokenizer:
     def __call__(self, text: str) -> list[str]:
         out = []
         stem = self.stem
+        cjk = _CJK.search(text) is not None      # one look per text: most have none
         for word in _WORD.findall(text.lower()):
-            if _CJK.search(word):
+            if cjk and _CJK.search(word):
                 out.extend(_cjk_terms(word, stem))
             elif "_" in word:
                 parts = _PART.findall(word)
@@ -152,6 +153,8 @@ def exact_terms(text: str, stem) -> list[str]:  # noqa: ANN001 - Tokenizer.stem
     out = []
     for raw in text.split():
         token = raw.strip(_EDGE)
+        if token.isascii() and token.isalnum():  # a plain word (most tokens): none
+            continue
         pieces = ([p.strip(_EDGE) for p in _CODE_GLUE.split(token)]
                   if _CODE_GLUE.search(token) and _HAS_ALNUM.search(token) else (token,))
         for piece in pieces:
