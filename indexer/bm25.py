@@ -64,6 +64,7 @@ _PART = regex.compile(r"[^\W_]+")
 # indexed as its overlapping pairs of characters ("東京タワー" -> "東京", "京タ", "タワ", "ワー"),
 # as Lucene's CJK analyzer does, so a query word matches inside a sentence; one character
 # alone is its own term
+_JOINERS = "\u200c\u200d"   # word characters to regex (inside Persian or Indic words)
 _CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}ー]+")
 
 
@@ -109,6 +110,8 @@ class Tokenizer:
         stem = self.stem
         cjk = _CJK.search(text) is not None      # one look per text: most have none
         for word in _WORD.findall(text.lower()):
+            if not word.isascii() and not word.strip(_JOINERS):
+                continue                          # a joiner alone: between emoji (👩‍💻)
             if cjk and _CJK.search(word):
                 out.extend(_cjk_terms(word, stem))
             elif "_" in word:
@@ -133,9 +136,9 @@ _HAS_ALNUM = regex.compile(r"[^\W_]")
 # a one-letter option, whose case tells it from another ("-N file" is not "-n string",
 # "ls -L" not "ls -l")
 _SHORT_FLAG = re.compile(r"-[A-Za-z]")
-# numbers no one types back: data ("0.07483045", "4.6454886e+00"); "192.168.1.40" and
-# "3.11.7" stay
-_DATA_NUMBER = re.compile(r"[-+]?[\d.]*(?:\.\d{5,}[\d.]*|\de[-+]?\d+)j?")
+# numbers no one types back: data ("0.07483045", "4.6454886e+00"); "192.168.1.40",
+# "3.11.7" and "10.0.19045" (more than one dot) stay
+_DATA_NUMBER = re.compile(r"[-+]?\d*\.\d{5,}(?:e[-+]?\d+)?j?|[-+]?\d+(?:\.\d+)?e[-+]?\d+j?")
 
 
 def exact_terms(text: str, stem) -> list[str]:  # noqa: ANN001 - Tokenizer.stem

@@ -108,16 +108,16 @@ class Vocabulary:
         """Each term's id (new terms numbered on) -> how often it occurs in `terms`."""
         d = self.writable()
         order = self._list
-        n = self._n
         counts: dict[int, int] = {}
-        for t in terms:
-            tid = d.get(t)
-            if tid is None:
-                tid = d[t] = n
-                order.append(t)
-                n += 1
-            counts[tid] = counts.get(tid, 0) + 1
-        self._n = n
+        try:
+            for t in terms:
+                tid = d.get(t)
+                if tid is None:
+                    tid = d[t] = len(order)
+                    order.append(t)
+                counts[tid] = counts.get(tid, 0) + 1
+        finally:                       # an interruption leaves the dict and list in step
+            self._n = len(order)
         return counts
 
     def save(self, folder: Path, token: str) -> int:

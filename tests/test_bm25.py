@@ -146,6 +146,7 @@ def test_a_word_keeps_its_combining_marks(tmp_path):
     from indexer.bm25 import Tokenizer
 
     assert Tokenizer()("हिन्दी में नोट्स, நான் தமிழ்") == ["हिन्दी", "में", "नोट्स", "நான்", "தமிழ்"]
+    assert Tokenizer()("👩\u200d💻 coder") == ["coder"]      # a joiner between emoji is no word
     bm = _index(tmp_path, {1: "हिन्दी में नोट्स लिखना", 2: "नमस्ते दोस्त, सब ठीक है", 3: "kernel notes"})
     assert [cid for cid, _ in bm.search("नोट्स", 3)] == [1]
 

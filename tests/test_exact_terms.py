@@ -41,7 +41,7 @@ def test_prose_gives_no_exact_terms(text):
     ("[[ -N file ]]", ["[[", "-N", "]]"]),                # punctuation alone stays whole
     # numbers of data, which no one types back; addresses and versions stay
     ("0.07483045 4.6454886e+00 1e-05 -1.969181049384918e-01j", []),
-    ("3.11.7 and 10.0.0.1", ["3.11.7", "10.0.0.1"]),
+    ("3.11.7 and 10.0.0.1, Windows 10.0.19045", ["3.11.7", "10.0.0.1", "10.0.19045"]),
 ])
 def test_code_gives_its_names_and_data_numbers_give_none(text, expected):
     assert exact_terms(text, STEM) == expected

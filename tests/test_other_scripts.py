@@ -37,6 +37,11 @@ def test_each_sentence_of_a_note_is_a_quote(lang):
     assert [u.text for u in candidate_units(first + gap + second)] == [first, second]
 
 
+def test_stacked_stops_end_one_sentence():
+    assert lexical.split_sentences("本当ですか！？ はい。") == ["本当ですか！？", "はい。"]
+    assert lexical.split_sentences("什么？！好的。") == ["什么？！", "好的。"]
+
+
 def test_words_keep_their_marks_and_letters():
     assert lexical.content_words("हीटर की सर्विस")[:2] == ["हीटर", "की"]
     assert "ersatzschlüssel" in lexical.content_words(NOTES["de"][0])

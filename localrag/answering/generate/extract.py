@@ -287,7 +287,7 @@ def _paragraph_opening(text: str, span: Span) -> int:
     if at is None:
         return span.start
     while at > 0 and _next_to(text, spans[at - 1], spans[at]) and \
-            re.search(r"[.!?।॥؟][\W_]{0,3}$", spans[at - 1].text):
+            re.search(r"[.!?।॥؟。！？][\W_]{0,3}$", spans[at - 1].text):
         at -= 1
     return spans[at].start
 

@@ -25,7 +25,7 @@ _OPENERS = "([{\"'‘“«"
 # Titles are capitalised but say nothing about which person is meant.
 _TITLES = {"dr", "mr", "mrs", "ms", "prof", "sir", "madam"}
 # the danda ends a sentence of Hindi, Bengali, ... and "؟" one of Arabic or Persian
-_SENTENCE_END = re.compile(r"(?<=[.!?।॥؟])[\"')\]’”]*(\s+)|(?<=[。！？])[」』）\"')\]’”]*(\s*)")
+_SENTENCE_END = re.compile(r"(?<=[.!?।॥؟])[\"')\]’”]*(\s+)|(?<=[。！？])(?![。！？!?])[」』）\"')\]’”]*(\s*)")
 _ENDERS = ".!?।॥؟。！？"   # Chinese and Japanese put no space after theirs
 # words of any script: regex's [^\W_] is a letter with its combining marks, or a digit (re's
 # leaves Hindi's vowel signs out and ASCII left every Cyrillic or Greek word out)
