@@ -12,8 +12,9 @@ Figures, in one run:
   (every token with punctuation kept whole: code expressions and data numbers too);
 - the saved files' size;
 - in fresh processes, in turns: opening the index and looking up 20 queries' terms with
-  the saved table (as shipped) and with the vocabulary read into a dict (as format 3
-  did), wall time and peak RSS.
+  the saved table (as shipped) and with the same vocabulary read into a dict (as format
+  3's reader did; its vocabulary was larger, stop 37's rule), wall time and peak RSS
+  (VmHWM: Linux).
 """
 
 from __future__ import annotations
