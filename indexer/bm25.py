@@ -28,6 +28,7 @@ import os
 import re
 import threading
 import time
+import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,7 +46,7 @@ FORMAT = 5          # bump when tokenization or the file layout changes (2: tail
 #                     3: Tokenizer.exact_terms indexed; 4: exact terms split at code's glue,
 #                     the vocabulary a sorted table a reader maps: indexer/vocabulary.py;
 #                     5: a one-letter option's case kept, a word's combining marks kept,
-#                     Han and kana as pairs of characters)
+#                     Han and kana as pairs of characters, a word stemmed by its script)
 LOADABLE = (1, 2, 3, 4, 5)   # format 1 files have no tail arrays; before 3 no exact terms (a
 #                           reader searches such a file as it is, a writer rebuilds it: open)
 TAIL_SAVED = 2000   # a save folds a longer tail into the compacted arrays first
@@ -85,6 +86,12 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+# A word's script picks its Snowball stemmer; the Latin script cannot tell English from
+# German or French, so it keeps English's (as before)
+SCRIPT_STEMMERS = {"CYRILLIC": "russian", "GREEK": "greek", "ARABIC": "arabic",
+                   "DEVANAGARI": "hindi", "TAMIL": "tamil", "ARMENIAN": "armenian"}
+
+
 class Tokenizer:
     """Text -> stemmed terms. Stems are remembered (documents repeat their words)."""
 
@@ -93,8 +100,11 @@ class Tokenizer:
             import Stemmer
 
             self._stem = Stemmer.Stemmer("english").stemWord
+            self._by_script = {script: Stemmer.Stemmer(name).stemWord
+                               for script, name in SCRIPT_STEMMERS.items()}
         except ImportError:   # the dependency is declared; this only keeps search alive
             self._stem = _suffix_stem
+            self._by_script = {}
         self._cache: dict[str, str] = {}
 
     def stem(self, word: str) -> str:
@@ -102,7 +112,11 @@ class Tokenizer:
         if got is None:
             if len(self._cache) > 500_000:
                 self._cache.clear()
-            got = self._cache[word] = self._stem(word)
+            stem = self._stem
+            if not word.isascii() and self._by_script:
+                script = unicodedata.name(word[0], "").split(" ", 1)[0]
+                stem = self._by_script.get(script, stem)
+            got = self._cache[word] = stem(word)
         return got
 
     def __call__(self, text: str) -> list[str]:

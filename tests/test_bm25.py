@@ -145,7 +145,10 @@ def test_a_word_keeps_its_combining_marks(tmp_path):
     "स", terms that every text of the script shares, so a note without the word matched."""
     from indexer.bm25 import Tokenizer
 
-    assert Tokenizer()("हिन्दी में नोट्स, நான் தமிழ்") == ["हिन्दी", "में", "नोट्स", "நான்", "தமிழ்"]
+    from indexer.bm25 import words
+
+    assert words("हिन्दी में नोट्स, நான் தமிழ்") == ["हिन्दी", "में", "नोट्स", "நான்", "தமிழ்"]
+    assert len(Tokenizer()("हिन्दी में नोट्स, நான் தமிழ்")) == 5   # stemmed, five words still
     assert Tokenizer()("👩\u200d💻 coder") == ["coder"]      # a joiner between emoji is no word
     bm = _index(tmp_path, {1: "हिन्दी में नोट्स लिखना", 2: "नमस्ते दोस्त, सब ठीक है", 3: "kernel notes"})
     assert [cid for cid, _ in bm.search("नोट्स", 3)] == [1]
@@ -160,3 +163,17 @@ def test_chinese_and_japanese_words_are_found_inside_a_sentence(tmp_path):
     assert bm.search("東京タワー", 4)[0][0] == 1
     assert bm.search("备用钥匙", 4)[0][0] == 2
     assert [cid for cid, _ in bm.search("公園", 4)] == [3]
+
+
+def test_a_word_is_stemmed_by_its_script(tmp_path):
+    """Russian and Greek inflect: "сестра" (sister) finds "у моей сестры" (at my sister's);
+    English stemmed as before."""
+    from indexer.bm25 import Tokenizer
+
+    tok = Tokenizer()
+    assert tok("сестра сестры сестрой") == ["сестр"] * 3
+    assert tok("λέβητες λέβητας") == ["λεβητ"] * 2
+    assert tok("running runs") == ["run", "run"]
+    bm = _index(tmp_path, {1: "Запасной ключ лежит у моей сестры.", 2: "Запасной ключ лежит у моего брата.",
+                           3: "kernel notes"})
+    assert [cid for cid, _ in bm.search("сестра", 3)] == [1]
