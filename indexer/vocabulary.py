@@ -1,8 +1,8 @@
 """BM25's term -> id map, saved so that a search never reads it whole.
 
-A folder of code has millions of distinct terms (site-packages' 20k text files: 758k words
-and 752k exact terms); as a Python dict that is about 170 bytes a term, and building it
-took 1.5 s for 3M terms. A writer (`localrag index`, `watch`) needs the dict to number new
+A folder of code has millions of distinct terms (the first 20k text files of a site-packages:
+550k word terms and 479k exact ones, bench/bench_vocabulary.py); as a Python dict that is
+about 170 bytes a term, and building it took 1.5 s for 3M terms. A writer (`localrag index`, `watch`) needs the dict to number new
 terms. A reader (`localrag search`, the app's questions) looks up a query's few terms: it
 maps the saved table (the terms' UTF-8 bytes, their offsets, the ids in term order) and
 bisects it, reading a few pages.
