@@ -11,7 +11,8 @@ are marked dead, missing ones are tokenized from the stored text), rebuilt when 
 or unreadable. Chunk ids are never reused, so a label present in both is right.
 
 Terms: lower case, split like FTS5's unicode61 tokenizer (letters with their combining
-marks, and digits; `_` and punctuation separate), each stemmed with the Snowball English stemmer (PyStemmer); an
+marks, and digits; `_` and punctuation separate), each stemmed by its script's Snowball
+stemmer (PyStemmer; English for the Latin script), Han and kana as pairs of characters; an
 identifier with underscores (GFP_KERNEL) is also kept whole. Beside them, exact_terms: a
 token holding more than letters and digits kept whole ("--not-a-term", "<<<", "g&") and an
 underscore identifier joined ("pathdir"), in text and queries alike, so that a lookup typed
@@ -60,12 +61,12 @@ STOPWORDS = frozenset(
     "was were what when where which who why will with do does did can you your my me we our "
     "they them their there about into".split())
 _PART = regex.compile(r"[^\W_]+")
+_JOINERS = "\u200c\u200d"   # word characters to regex (inside Persian or Indic words)
 
 # Chinese and Japanese write no spaces between words: a run of Han, Hiragana or Katakana is
 # indexed as its overlapping pairs of characters ("東京タワー" -> "東京", "京タ", "タワ", "ワー"),
 # as Lucene's CJK analyzer does, so a query word matches inside a sentence; one character
 # alone is its own term
-_JOINERS = "\u200c\u200d"   # word characters to regex (inside Persian or Indic words)
 _CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}ー]+")
 
 

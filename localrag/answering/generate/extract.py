@@ -287,7 +287,7 @@ def _paragraph_opening(text: str, span: Span) -> int:
     if at is None:
         return span.start
     while at > 0 and _next_to(text, spans[at - 1], spans[at]) and \
-            re.search(r"[.!?।॥؟。！？][\W_]{0,3}$", spans[at - 1].text):
+            _ENDS_SENTENCE.search(spans[at - 1].text):
         at -= 1
     return spans[at].start
 
@@ -633,7 +633,8 @@ class QuoteScorer:
         return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
 
 
-_ENDS_STATEMENT = re.compile(r"[.!?:।॥؟。！？：][\W_]{0,3}$")
+_ENDS_SENTENCE = re.compile(rf"[{lexical.STOPS}][\W_]{{0,3}}$")
+_ENDS_STATEMENT = re.compile(rf"[{lexical.STOPS}:：][\W_]{{0,3}}$")
 """How a quotable sentence ends: a full stop (a danda too), question or exclamation mark or a
 colon, perhaps inside quotes or brackets. Of the 3,600 sentences annotators labelled for the
 relevance model (bench/data/relevance/), 318 lacked one: 259 not relevant, 54 related and 5

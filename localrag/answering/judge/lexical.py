@@ -24,9 +24,13 @@ _ENDING_ABBREVIATIONS = {"etc", "inc", "ltd", "corp", "al"}
 _OPENERS = "([{\"'‘“«"
 # Titles are capitalised but say nothing about which person is meant.
 _TITLES = {"dr", "mr", "mrs", "ms", "prof", "sir", "madam"}
-# the danda ends a sentence of Hindi, Bengali, ... and "؟" one of Arabic or Persian
-_SENTENCE_END = re.compile(r"(?<=[.!?।॥؟])[\"')\]’”]*(\s+)|(?<=[。！？])(?![。！？!?])[」』）\"')\]’”]*(\s*)")
-_ENDERS = ".!?।॥؟。！？"   # Chinese and Japanese put no space after theirs
+# What ends a sentence: besides ". ! ?", the danda (Hindi, Bengali, ...), "؟" (Arabic,
+# Persian) and Chinese and Japanese stops, which take no space after them
+SPACED_STOPS = ".!?।॥؟"
+CJK_STOPS = "。！？"
+STOPS = SPACED_STOPS + CJK_STOPS
+_SENTENCE_END = re.compile(rf"(?<=[{SPACED_STOPS}])[\"')\]’”]*(\s+)"
+                           rf"|(?<=[{CJK_STOPS}])(?![{CJK_STOPS}!?])[」』）\"')\]’”]*(\s*)")
 # words of any script: regex's [^\W_] is a letter with its combining marks, or a digit (re's
 # leaves Hindi's vowel signs out and ASCII left every Cyrillic or Greek word out)
 _TOKEN = regex.compile(r"[^\W_][\w'’:/.\-]*[^\W_]|[^\W_]")
@@ -56,7 +60,7 @@ def split_sentences(text: str) -> list[str]:
         start = 0
         for m in _SENTENCE_END.finditer(line):
             end = m.start(1) if m.group(1) is not None else m.start(2)   # closing quotes stay
-            before = line[start:end].rstrip(_ENDERS + "\"')]’”")
+            before = line[start:end].rstrip(STOPS + "\"')]’”")
             last_word = before.rsplit(None, 1)[-1].lower().lstrip(_OPENERS) if before.split() else ""
             if last_word == "no" and not line[m.end():m.end() + 1].isdigit():
                 pass                           # "No. It is..." ends; "No. 5" does not

@@ -65,7 +65,8 @@ here's there's let's we're i'm done
 """.split())
 
 
-_CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
+_CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}ー]")
+_CJK_OR_NOT = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}ー]|[^\p{Han}\p{Hiragana}\p{Katakana}ー]+")
 
 
 def _words(text: str) -> list[str]:
@@ -73,8 +74,7 @@ def _words(text: str) -> list[str]:
     character."""
     out = []
     for w in _WORD.findall(text):
-        out.extend(regex.findall(r"[\p{Han}\p{Hiragana}\p{Katakana}]|[^\p{Han}\p{Hiragana}\p{Katakana}]+", w.lower())
-                   if _CJK.search(w) else [w.lower()])
+        out.extend(_CJK_OR_NOT.findall(w.lower()) if _CJK.search(w) else [w.lower()])
     return out
 
 
@@ -217,7 +217,7 @@ def is_fragment(sentence: str) -> bool:
         return True
     if is_unbalanced(sentence):
         return True
-    closed = re.search(r"[.!?।॥؟。！？][\"')\]」』）]*$", sentence.strip())
+    closed = re.search(rf"[{lexical.STOPS}][\"')\]」』）]*$", sentence.strip())
     if not closed and _CUT_END.search(sentence.strip()):
         return True
     # a title rather than a sentence: a few words without a closing stop
