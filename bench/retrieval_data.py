@@ -6,6 +6,10 @@ Corpora are public documentation installed from Debian packages:
 - postgres: postgresql-doc-15's HTML reference pages (SQL commands, server settings,
   client and server applications, client authentication), 249 files;
 - debref: debian-reference-en, the Debian Reference as HTML chapters (16 files);
+- debref-ja, debref-de, debref-zh-cn, debref-fr (other languages): the same book in
+  Japanese, German, Chinese (simplified) and French (debian-reference-<language>), the
+  debref questions written again in each language by annotator sessions
+  (RUBRIC-questions.md, "Other languages"); bench/other_languages.py;
 - rust (a training corpus only, never measured on): rust-doc's Rust Book chapters and the
   Rust Reference as mdBook HTML pages (about 215 files);
 - vim (a training corpus only): vim-runtime's help files as plain text, the user manual
@@ -52,6 +56,7 @@ CORPORA = ("kernel", "git", "postgres", "debref")
 TRAINING_ONLY = ("rust", "vim")    # labelled for training the relevance model; no measured sets
 ROLE_RULE_ONLY = ("zsh",)          # judged answers for choosing the answer-role rule
 NOTES_ONLY = ("mdnotes",)          # list-item answers in Markdown notes (bench/markdown_notes.py)
+LANGUAGES = ("debref-ja", "debref-de", "debref-zh-cn", "debref-fr")   # the Debian Reference translated
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
 QUESTION_SETS = ("natural", "exact")
 
@@ -93,8 +98,9 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
     if name == "postgres":
         files = sorted({p for g in POSTGRES_GLOBS for p in POSTGRES_ROOT.glob(g)})
         return Corpus(name, POSTGRES_ROOT, files)
-    if name == "debref":
-        files = sorted(p for p in DEBREF_ROOT.glob("*.en.html") if p.name != "index.en.html")
+    if name == "debref" or name in LANGUAGES:
+        lang = name.partition("-")[2] or "en"
+        files = sorted(p for p in DEBREF_ROOT.glob(f"*.{lang}.html") if p.name != f"index.{lang}.html")
         return Corpus(name, DEBREF_ROOT, files)
     if name == "rust":
         book = list((RUST_ROOT / "book").glob("ch*.html")) + list((RUST_ROOT / "book").glob("appendix-*.html"))
@@ -116,7 +122,7 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
             build(DEFAULT)
         return Corpus(name, DEFAULT, sorted(DEFAULT.rglob("*.md")))
     raise SystemExit(f"unknown corpus {name!r} "
-                     f"({', '.join(CORPORA + TRAINING_ONLY + ROLE_RULE_ONLY + NOTES_ONLY)})")
+                     f"({', '.join(CORPORA + TRAINING_ONLY + ROLE_RULE_ONLY + NOTES_ONLY + LANGUAGES)})")
 
 
 def readable_text(path: Path) -> str:
