@@ -7,9 +7,12 @@ figures, asserts nothing; nothing here was tuned on these sets.
     python bench/other_languages.py
 
 recall@5 by the key-phrase rule (bench_retrieval's: the key phrase in a top-5 passage of
-the answering file) for each side alone, the fused first stage and the shipped search with
-its second stage (the relevance model over the fused top 20, search.rerank_judged). The
-embedding model (all-MiniLM-L6-v2) and the relevance model were trained on English text.
+the answering file) for each side alone, the fused first stage and the shipped search
+(Index.search with the product's passage judge: the relevance model over the fused top 20).
+The embedding model (all-MiniLM-L6-v2) and the relevance model read English: a query
+mostly in another script is fused at search.OTHER_SCRIPT_ALPHA and not judged
+(search.reads_query). `--alphas` fuses every question at each weight given, with and
+without the judge, for choosing that weight (on debref-ja; debref-zh-cn is left out).
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--model-dir", default=str(HERE.parent / "indexer" / "data" / "relevance"))
     ap.add_argument("--show-misses", action="store_true", help="print each question the search misses")
+    ap.add_argument("--alphas", default="", help="also fuse at these cosine weights (0.5,0.3,...): "
+                    "fused and search recall at each, for every question of the corpus")
     args = ap.parse_args()
     scorer = PassageScorer(args.model_dir)
     print(f"recall@{args.k} by the key-phrase rule; in brackets the median rank of the answering "
@@ -53,19 +58,32 @@ def main() -> None:
         found = {s: 0 for s in SIDES}
         ranks: dict[str, list[int]] = {s: [] for s in SIDES}
         times = []
+        alphas = [float(a) for a in args.alphas.split(",") if a]
+        at = {a: [0, 0, 0.0] for a in alphas}   # alpha -> [fused found, search found, fused MRR sum]
         for q in qs:
             v = local.idx.embedder.encode([q.question])[0]
-            t0 = time.perf_counter()
             dense, lexical = search.scored_rankings(local.vectors, v, q.question, 50)
             pins = search.lexical_winners(lexical)
-            fused = search.fuse(dense, lexical, pinned=pins)
-            head = local.idx.store.fetch_chunks([cid for cid, _ in fused[:search.JUDGE_DEPTH]])
-            order, _ = search.rerank_judged(scorer, q.question, fused, head, keep_first=pins)
+            alpha = search.ALPHA if search.reads_query(local.idx.embedder.languages, q.question) \
+                else search.OTHER_SCRIPT_ALPHA
+            fused = search.fuse(dense, lexical, pinned=pins, alpha=alpha)
+            t0 = time.perf_counter()
+            order = [p.chunk_id for p in local.idx.search(q.question, k=20, judge=scorer)]
             times.append(time.perf_counter() - t0)
             lists = {"dense": [c for c, _ in dense], "lexical": [c for c, _ in lexical],
                      "fused": [c for c, _ in fused], "search": order}
-            rows = local.idx.store.fetch_chunks(list({c for ids in lists.values() for c in ids[:50]}))
             key = norm(q.key_phrase)
+            for a in alphas:
+                fa = search.fuse(dense, lexical, pinned=pins, alpha=a)
+                ha = local.idx.store.fetch_chunks([cid for cid, _ in fa[:search.JUDGE_DEPTH]])
+                oa, _ = search.rerank_judged(scorer, q.question, fa, ha, keep_first=pins)
+                got = local.idx.store.fetch_chunks([c for c, _ in fa[:50]] + oa[:args.k])
+                for j, ids in enumerate(([c for c, _ in fa], oa)):
+                    at[a][j] += any(local.rel(got[c][1]) == q.file and key in norm(got[c][3])
+                                    for c in ids[:args.k] if c in got)
+                at[a][2] += next((1 / r for r, (c, _) in enumerate(fa[:50], 1) if c in got and
+                                  local.rel(got[c][1]) == q.file and key in norm(got[c][3])), 0.0)
+            rows = local.idx.store.fetch_chunks(list({c for ids in lists.values() for c in ids[:50]}))
             for side, ids in lists.items():
                 for rank, cid in enumerate(ids[:50], 1):
                     r = rows.get(cid)
@@ -80,6 +98,10 @@ def main() -> None:
         print(f"{name} ({len(qs)} questions): " + "; ".join(
             f"{s} {found[s] / n:.3f} [{statistics.median(ranks[s]) if ranks[s] else '-'}]" for s in SIDES)
             + f"; search p50 {statistics.median(times) if times else 0:.2f} s")
+        if alphas:
+            print("  at cosine weight: " + "; ".join(
+                f"{a:g}: fused {at[a][0] / n:.3f} (MRR {at[a][2] / n:.3f}), judged {at[a][1] / n:.3f}"
+                for a in alphas))
         local.idx.close()
 
 

@@ -15,10 +15,11 @@ class PassageScorer:
     title, text)."""
 
     def __init__(self, model_dir: str) -> None:
-        from indexer.relevance_model import RelevanceModel
+        from indexer.relevance_model import LANGUAGES, RelevanceModel
         from localrag.answering.passage_judge import SentenceJudge
 
         self.judge = SentenceJudge(RelevanceModel(model_dir).probabilities)
+        self.languages = LANGUAGES     # what the product's judge reads (search.reads_query)
         self._cache: dict[tuple[str, tuple[str, str]], float] = {}
 
     def __call__(self, question: str, passages: Sequence[tuple[str, str]]) -> list[float]:

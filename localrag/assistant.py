@@ -179,11 +179,11 @@ class Assistant:
         order, and answers say the model is missing)."""
         if not self.settings.relevance_rerank:
             return None
-        from indexer.relevance_model import shipped_probabilities
+        from indexer.relevance_model import LANGUAGES, shipped_probabilities
         from localrag.answering.passage_judge import SentenceJudge
 
         answers = shipped_probabilities()
-        return SentenceJudge(answers) if answers is not None else None
+        return SentenceJudge(answers, languages=LANGUAGES) if answers is not None else None
 
     def surrounding(self, passage: Passage, *, chars: int = 1500) -> tuple[str, int, int]:
         """Text around a cited passage and the passage's span inside it."""

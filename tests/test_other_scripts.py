@@ -77,3 +77,81 @@ def test_a_real_index_finds_notes_in_other_scripts_by_a_word_inside(tmp_path, ma
     for query, file in [("合鍵", "ja.md"), ("钥匙", "zh.md"), ("दिल्ली", "hi.md"), ("сестры", "ru.md")]:
         hits = idx.search(query, k=3)
         assert hits and hits[0].path.endswith(file), (query, [h.path for h in hits])
+
+
+class _RecordingJudge:
+    """A passage judge that reads English only and records the questions it was asked."""
+
+    languages = ("en",)
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def __call__(self, query, passages):  # noqa: ANN001
+        self.asked.append(query)
+        return [0.0] * len(passages)
+
+
+def test_a_query_the_models_cannot_read_leans_on_bm25(tmp_path, make_index):
+    """Real index, real embedder (all-MiniLM-L6-v2, an English model, so its card says
+    "en"): a Japanese question is fused at OTHER_SCRIPT_ALPHA, not ALPHA, and a judge that
+    reads English only is not asked; an English question keeps ALPHA and the judge."""
+    from indexer import search
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    notes = ["合鍵は妹の家にあります。東京の家の鍵も妹が持っています。",
+             "家の暖房は毎年十月に点検します。点検の予約は管理会社に電話します。",
+             "妹の誕生日は五月です。プレゼントは本にします。",
+             "鍵をなくしたときは管理会社に連絡します。合鍵の作成には三日かかります。",
+             "東京タワーは333メートルです。展望台は二つあります。",
+             "The spare key is at my sister's flat. The heating is checked every October."]
+    for i, text in enumerate(notes):
+        (folder / f"n{i}.md").write_text(f"# メモ {i}\n\n{text}\n", encoding="utf-8")
+    idx = make_index()
+    idx.add_root(folder)
+    idx.update()
+    assert idx.embedder.languages == ("en",)
+    query = "合鍵はどこにありますか"
+    vectors = idx._vectors_index()
+    dense, lexical = search.scored_rankings(vectors, idx.embedder.encode([query])[0], query, 50)
+    pins = search.lexical_winners(lexical)
+    at = {a: [cid for cid, _ in search.fuse(dense, lexical, pinned=pins, alpha=a)]
+          for a in (search.ALPHA, search.OTHER_SCRIPT_ALPHA)}
+    assert at[search.ALPHA] != at[search.OTHER_SCRIPT_ALPHA]   # the two weights tell apart here
+    judge = _RecordingJudge()
+    got = [p.chunk_id for p in idx.search(query, k=len(notes), judge=judge)]
+    assert got == at[search.OTHER_SCRIPT_ALPHA][:len(got)]
+    assert judge.asked == []
+    idx.search("where is the spare key?", k=3, judge=judge)
+    assert judge.asked == ["where is the spare key?"]
+
+
+@pytest.mark.parametrize("query, reads", [
+    ("合鍵はどこにありますか", False), ("где запасной ключ", False), ("पासवर्ड कैसे बदलें", False),
+    ("apt-get の使い方", True),             # mostly Latin letters
+    ("Wo liegt der Ersatzschlüssel?", True),   # Latin script: read as the model reads it
+    ("2024 ???", True),                    # no letters
+])
+def test_reads_query_by_script(query, reads):
+    from indexer.search import reads_query
+
+    assert reads_query(("en",), query) is reads
+    assert reads_query((), query) is True                  # unknown languages read everything
+    assert reads_query(("en", "ja", "ru", "hi"), query) is True
+
+
+def test_model_card_languages(tmp_path):
+    from indexer.embedder import model_card_languages
+
+    cases = {"en": "language: en\n", "list": "language:\n- de\n- EN\n", "multi": "language: multilingual\n",
+             "none": "license: mit\n", "broken": "language: [en\n"}
+    for name, front in cases.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "README.md").write_text(f"---\n{front}---\n# a model\n", encoding="utf-8")
+    assert model_card_languages(tmp_path / "en") == ("en",)
+    assert model_card_languages(tmp_path / "list") == ("de", "en")
+    assert model_card_languages(tmp_path / "multi") == ()
+    assert model_card_languages(tmp_path / "none") == ()
+    assert model_card_languages(tmp_path / "broken") == ()
+    assert model_card_languages(tmp_path / "missing") == ()

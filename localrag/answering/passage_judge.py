@@ -18,10 +18,12 @@ from localrag.answering.generate.extract import AnswerProbability, answer_text, 
 
 
 class SentenceJudge:
-    """A search.PassageJudge over a relevance model's probabilities (`answers`)."""
+    """A search.PassageJudge over a relevance model's probabilities (`answers`), for a model
+    that reads `languages` (empty: any; indexer.search.reads_query)."""
 
-    def __init__(self, answers: AnswerProbability) -> None:
+    def __init__(self, answers: AnswerProbability, *, languages: Sequence[str] = ()) -> None:
         self.answers = answers
+        self.languages = tuple(languages)
 
     def __call__(self, query: str, passages: Sequence[tuple[str, str]]) -> list[float]:
         texts: list[str] = []
