@@ -391,6 +391,36 @@ def test_quotes_are_still_chosen_when_the_relevance_model_cannot_be_read():
     assert not any("judged none of these" in n for n in ans.notes)
 
 
+def test_a_question_the_relevance_model_cannot_read_gets_no_answer_marks():
+    """The shipped relevance model reads English (relevance_model.LANGUAGES): asked in
+    Japanese, its judgment would be noise, so it is not asked. Quotes are still chosen (by
+    the scorer) and every unit is shown as context, with a note saying why; passages are
+    "relevance not checked". The same passages asked in English are judged as before."""
+    read: list[str] = []
+
+    def answers(question: str, texts: Sequence[str]) -> list[float]:
+        read.extend(texts)
+        return [0.95] * len(texts)
+
+    notes = [passage(0, "calendar.md", "歯医者はオカフォー先生です。予約は五月十四日の九時半です。Dr Okafor."),
+             passage(1, "garden.md", "トマトは五月中旬に植えます。霜のあとにします。"),
+             passage(2, "recipes.md", "バナナブレッドは六十分焼きます。")]
+    critic = StubCritic(support={("calendar.md", "Okafor"): "fully"})
+    ans = InstructEngine(scripted(), config=config(), critic=critic, embed=_hash_embed,
+                         answers=answers).answer("歯医者の予約はいつですか？", retrieve=retriever(notes))
+    assert read == []
+    assert any(s.origin == "quote" for s in ans.segments)
+    assert ans.segments and all(s.role == "context" for s in ans.segments)
+    assert any("reads English only" in n for n in ans.notes)
+    assert not any("judged none of these" in n for n in ans.notes)
+    assert [j.relevant for j in ans.passages] == [None, None, None]
+    english = InstructEngine(scripted(), config=config(), critic=critic, embed=_hash_embed,
+                             answers=answers).answer("When is my dentist appointment?",
+                                                     retrieve=retriever(notes))
+    assert read and any(s.role == "answer" for s in english.segments)
+    assert not any("reads English only" in n for n in english.notes)
+
+
 def test_passages_are_judged_to_hold_the_answer_by_their_best_sentence(monkeypatch):
     """The passage verdicts met the AUC and accuracy targets (extract.PASSAGES_CHECKED),
     so each passage is judged by the best answer probability among its sentences

@@ -36,8 +36,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from indexer.records import Passage
+from indexer.relevance_model import LANGUAGES as RELEVANCE_LANGUAGES
 from indexer.relevance_model import RelevanceModelMissing, unit_text
 from indexer.relevance_model import shipped_probabilities as shipped_answer_model
+from indexer.search import reads_query
 from localrag.answering.label.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
 from localrag.answering.judge.critics import Critic, Embed, SupportJudgement, choose_critic
 from localrag.errors import AnswerCancelled, LocalragError
@@ -248,6 +250,7 @@ class _Run:
         self._answering: dict[int, bool] = {}   # id(quote) -> shown as the answer (extract.answer_roles)
         self._passage_answers: list[float | None] = []   # per passage (set by _quotes)
         self._no_model = False                  # the relevance model failed to load this run
+        self._unread = False                    # ... or cannot read the question (another script)
         self.question = question
         self.query = search_query or question
         self.history = list(history)
@@ -366,7 +369,7 @@ class _Run:
         order = with_quotes + [i for i in chosen if i not in with_quotes]
         generated = self._generate(passages, order[: self.e.max_candidates], quotes)
         segments += generated
-        if self.e.answers is not None and not self._no_model and segments and not any(
+        if self.e.answers is not None and not self._no_model and not self._unread and segments and not any(
                 s.role == "answer" for s in segments):
             self._note("localrag judged none of these sentences to answer the "
                        "question: they are shown as context (›); read them, or ask in other words")
@@ -385,6 +388,18 @@ class _Run:
         if embed is None or self.e.max_quotes <= 0:
             return []
         texts = [passages[i].text for i in chosen]
+        if self.e.answers is not None and not reads_query(RELEVANCE_LANGUAGES, self.question):
+            # a question in a script the relevance model does not read: its judgment would be
+            # noise, so nothing is shown as the answer (quotes chosen by the scorer alone)
+            self._unread = True
+            self._note("localrag's relevance model reads English only, so it did not judge which "
+                       "of these sentences answers a question in another script: they are shown "
+                       "as context (›)")
+            choice = choose_quotes(self.question, texts, embed, max_quotes=self.e.max_quotes,
+                                   min_score=self.e.quote_min_score)
+            found = [replace(q, passage=chosen[q.passage]) for q in choice.quotes]
+            self._answering = {id(q): False for q in found}
+            return found
         try:
             choice = choose_quotes(self.question, texts, embed, max_quotes=self.e.max_quotes,
                                    min_score=self.e.quote_min_score,
@@ -412,7 +427,7 @@ class _Run:
         orders the passages. No passage is dropped for its label."""
         for i, (p, rel) in enumerate(zip(passages, rels)):
             best = self._passage_answers[i]
-            if best is None or self._no_model or not PASSAGES_CHECKED:
+            if best is None or self._no_model or self._unread or not PASSAGES_CHECKED:
                 self.judgements.append(PassageJudgement(passage=p, relevance=rel, relevant=None))
             else:
                 self.judgements.append(PassageJudgement(passage=p, relevance=rel,
@@ -424,7 +439,10 @@ class _Run:
 
     def _model_roles(self, passage: Passage, units: Sequence[Unit]) -> list[str]:
         """Per model sentence: "answer" when the relevance model finds it answers the
-        question (extract.ANSWER_FLOOR), else "context"; all "answer" without a model."""
+        question (extract.ANSWER_FLOOR), else "context"; all "answer" without a model, all
+        "context" when it cannot read the question."""
+        if self._unread:
+            return ["context"] * len(units)
         if self.e.answers is None or self._no_model or not units:
             return ["answer"] * len(units)
         try:
