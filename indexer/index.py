@@ -287,7 +287,7 @@ class Index:
 
         # a query the embedding model cannot read (Japanese for an English model) leans on
         # BM25, and a judge that cannot read it leaves the fused order as it is
-        alpha = ALPHA if reads_query(self.embedder.languages, query) else OTHER_SCRIPT_ALPHA
+        alpha = ALPHA if reads_query(getattr(self.embedder, "languages", ()), query) else OTHER_SCRIPT_ALPHA
         if judge is not None and not reads_query(getattr(judge, "languages", ()), query):
             judge = None
         return hybrid_search(self.store, vectors, query_vec, query, k=k, ranker=ranker,
