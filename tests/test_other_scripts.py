@@ -155,3 +155,18 @@ def test_model_card_languages(tmp_path):
     assert model_card_languages(tmp_path / "none") == ()
     assert model_card_languages(tmp_path / "broken") == ()
     assert model_card_languages(tmp_path / "missing") == ()
+
+
+@pytest.mark.parametrize("sentence", ["11.2.1. XML データー", "1.2. Unix-like ファイルシステム > 1.2.4.",
+                                      "2.3.4. How to configure the package manager for proxies"])
+def test_a_numbered_heading_is_no_sentence_in_any_language(sentence):
+    """A model that copies a passage's heading (or its heading path) wrote no statement;
+    counted by characters, a Japanese heading is too long for the few-words title rule."""
+    assert noise_kind(sentence) == "fragment"
+
+
+@pytest.mark.parametrize("sentence", ["1.2. The parser reads the file and then writes its output.",
+                                      "Version 1.2.4 fixed the bug in the parser.",
+                                      "XML テキストはちょっと HTML のようにも見えます。"])
+def test_a_sentence_with_a_section_number_is_still_a_sentence(sentence):
+    assert noise_kind(sentence) is None

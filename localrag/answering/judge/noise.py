@@ -204,9 +204,14 @@ that no English sentence ends on: an article, "of", a conjunction, a possessive,
 so), not a single letter after "-" or "." ("ls -a", "libfoo.a")."""
 
 
+_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)+\.?\s")   # "1.2.4. " opening a heading
+_ENDS_IN_NUMBER = re.compile(r"\s\d+(?:\.\d+)+\.?\s*$")   # "... > 1.2.4." (a heading path)
+
+
 def is_fragment(sentence: str) -> bool:
     """Too short to state anything (fewer than three words, or no word of four letters),
-    a title rather than a sentence, cut inside a bracket (is_unbalanced), or cut before its
+    a title rather than a sentence (also a numbered heading: "11.2.1. XML データー", "1.2.
+    Unix-like filesystem > 1.2.4."), cut inside a bracket (is_unbalanced), or cut before its
     end: no closing stop, and it ends in a comma, a semicolon or a word that needs more
     after it (_CUT_END: "The integrity of all package files is", a model's sentence cut at
     its token limit; "... with the latest base-files package, or", a list item it copied).
@@ -220,6 +225,8 @@ def is_fragment(sentence: str) -> bool:
     closed = re.search(rf"[{lexical.STOPS}][\"')\]」』）]*$", sentence.strip())
     if not closed and _CUT_END.search(sentence.strip()):
         return True
+    if _SECTION_NUMBER.match(sentence.strip()) and (not closed or _ENDS_IN_NUMBER.search(sentence)):
+        return True     # a numbered heading, or a path of them, in any language
     # a title rather than a sentence: a few words without a closing stop
     return len(words) <= 4 and not closed
 
