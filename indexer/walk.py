@@ -31,6 +31,11 @@ BUILTIN_IGNORED_DIRS: dict[str, str] = {
 }
 
 
+# Machine-written copies of code, named so by convention (a vendored "jquery.min.js"): one
+# line of thousands of characters whose "words" are junk for search ("e&&e", "n=t.fn").
+MINIFIED_SUFFIXES = (".min.js", ".min.mjs", ".min.cjs", ".min.css")
+
+
 @dataclass
 class Candidate:
     path: str
@@ -294,6 +299,10 @@ class Walker:
             shown = ext or "(no extension)"
             self._skip(path, "unsupported_type", f"unsupported file type {shown} (add it to the "
                        "extensions setting to index it as text)", st=st)
+            return
+        if name.lower().endswith(MINIFIED_SUFFIXES):
+            self._skip(path, "minified", "minified code (a machine-written copy; its readable "
+                       "source, if you have it, is indexed instead)", st=st)
             return
         if st.st_size > self.options.max_file_bytes and ext not in STREAMED_EXT:
             self._skip(path, "too_large", too_large_reason(st.st_size, self.options.max_file_bytes),

@@ -125,3 +125,19 @@ def test_dry_run_lists_and_changes_nothing(tmp_path, index_options):
         assert idx.embedder._model is None              # nothing was embedded
     finally:
         idx.close()
+
+
+def test_minified_code_is_skipped_with_its_reason(tmp_path):
+    """A vendored `jquery.min.js` is one machine-written line whose tokens are junk for
+    search: it is skipped (kind "minified"), and its readable neighbour is indexed."""
+    root = tmp_path / "site"
+    (root / "static").mkdir(parents=True)
+    (root / "static" / "jquery.min.js").write_text("!function(e,t){e&&e.fn&&(n=t.fn)}(window);")
+    (root / "static" / "theme.MIN.CSS").write_text("a{b:c}")
+    (root / "static" / "app.js").write_text("// Toggle the menu.\nfunction toggle() { menu.open = !menu.open; }\n")
+    result = scan([(str(root), str(root))], opts(extensions=[".js", ".css"]))
+    assert sorted(os.path.relpath(p, root) for p in result.candidates) == ["static/app.js"]
+    skips = {os.path.relpath(p, root): s for p, s in result.skips.items()}
+    assert {k: s.kind for k, s in skips.items()} == {"static/jquery.min.js": "minified",
+                                                    "static/theme.MIN.CSS": "minified"}
+    assert "minified code" in skips["static/jquery.min.js"].reason
