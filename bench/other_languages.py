@@ -9,10 +9,11 @@ figures, asserts nothing; nothing here was tuned on these sets.
 recall@5 by the key-phrase rule (bench_retrieval's: the key phrase in a top-5 passage of
 the answering file) for each side alone, the fused first stage and the shipped search
 (Index.search with the product's passage judge: the relevance model over the fused top 20).
-The embedding model (all-MiniLM-L6-v2) and the relevance model read English: a query
-mostly in another script is fused at search.OTHER_SCRIPT_ALPHA and not judged
-(search.reads_query). `--alphas` fuses every question at each weight given, with and
-without the judge, for choosing that weight (on debref-ja; debref-zh-cn is left out).
+The embedding model (all-MiniLM-L6-v2) and the relevance model read English: a query in
+another language (another script, or py3langid's confident guess for one with accented
+Latin letters) is fused at search.OTHER_LANGUAGE_ALPHA and not judged
+(indexer.language.reads_query). `--alphas` fuses every question at each weight given, with
+and without the judge, for choosing that weight (on debref-ja; zh-cn, de and fr left out).
 """
 
 from __future__ import annotations
@@ -40,9 +41,10 @@ def main() -> None:
     from sentence_rerank import PassageScorer
 
     from indexer import search
+    from indexer.language import reads_query
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--corpora", default="debref,debref-ja,debref-de")
+    ap.add_argument("--corpora", default="debref,debref-ja,debref-zh-cn,debref-de,debref-fr")
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--model-dir", default=str(HERE.parent / "indexer" / "data" / "relevance"))
     ap.add_argument("--show-misses", action="store_true", help="print each question the search misses")
@@ -64,8 +66,8 @@ def main() -> None:
             v = local.idx.embedder.encode([q.question])[0]
             dense, lexical = search.scored_rankings(local.vectors, v, q.question, 50)
             pins = search.lexical_winners(lexical)
-            alpha = search.ALPHA if search.reads_query(local.idx.embedder.languages, q.question) \
-                else search.OTHER_SCRIPT_ALPHA
+            alpha = search.ALPHA if reads_query(local.idx.embedder.languages, q.question) \
+                else search.OTHER_LANGUAGE_ALPHA
             fused = search.fuse(dense, lexical, pinned=pins, alpha=alpha)
             t0 = time.perf_counter()
             order = [p.chunk_id for p in local.idx.search(q.question, k=20, judge=scorer)]
@@ -95,9 +97,11 @@ def main() -> None:
                     if side == "search" and args.show_misses:
                         print(f"  miss {q.id}: {q.question}")
         n = len(qs) or 1
+        other = sum(not reads_query(local.idx.embedder.languages, q.question) for q in qs)
         print(f"{name} ({len(qs)} questions): " + "; ".join(
             f"{s} {found[s] / n:.3f} [{statistics.median(ranks[s]) if ranks[s] else '-'}]" for s in SIDES)
-            + f"; search p50 {statistics.median(times) if times else 0:.2f} s")
+            + f"; search p50 {statistics.median(times) if times else 0:.2f} s; "
+            f"{other} read as a language the embedding model does not read")
         if alphas:
             print("  at cosine weight: " + "; ".join(
                 f"{a:g}: fused {at[a][0] / n:.3f} (MRR {at[a][2] / n:.3f}), judged {at[a][1] / n:.3f}"

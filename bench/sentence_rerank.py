@@ -19,7 +19,7 @@ class PassageScorer:
         from localrag.answering.passage_judge import SentenceJudge
 
         self.judge = SentenceJudge(RelevanceModel(model_dir).probabilities)
-        self.languages = LANGUAGES     # what the product's judge reads (search.reads_query)
+        self.languages = LANGUAGES     # what the product's judge reads (language.reads_query)
         self._cache: dict[tuple[str, tuple[str, str]], float] = {}
 
     def __call__(self, question: str, passages: Sequence[tuple[str, str]]) -> list[float]:

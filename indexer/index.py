@@ -283,11 +283,12 @@ class Index:
             from indexer.learned_rank import shared_ranker
 
             ranker = shared_ranker()
-        from indexer.search import ALPHA, JUDGE_DEPTH, OTHER_SCRIPT_ALPHA, RERANK_DEPTH, reads_query
+        from indexer.language import reads_query
+        from indexer.search import ALPHA, JUDGE_DEPTH, OTHER_LANGUAGE_ALPHA, RERANK_DEPTH
 
-        # a query the embedding model cannot read (Japanese for an English model) leans on
-        # BM25, and a judge that cannot read it leaves the fused order as it is
-        alpha = ALPHA if reads_query(getattr(self.embedder, "languages", ()), query) else OTHER_SCRIPT_ALPHA
+        # a query the embedding model cannot read (Japanese or German for an English model)
+        # leans on BM25, and a judge that cannot read it leaves the fused order as it is
+        alpha = ALPHA if reads_query(getattr(self.embedder, "languages", ()), query) else OTHER_LANGUAGE_ALPHA
         if judge is not None and not reads_query(getattr(judge, "languages", ()), query):
             judge = None
         return hybrid_search(self.store, vectors, query_vec, query, k=k, ranker=ranker,

@@ -31,7 +31,7 @@ TOKENIZER_FILE = "tokenizer.json"
 META_FILE = "relevance.json"
 MAX_PIECES = 128          # question + text; a sentence with its title fits in about 60
 LANGUAGES = ("en",)       # what the shipped model reads: all-MiniLM-L6-v2 (an English model)
-                          # trained on English documentation; search.reads_query
+                          # trained on English documentation; language.reads_query
 TEXT_CACHE = 8192         # a bi-encoder's text vectors kept (384 floats each: about 13 MB)
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 
-import regex
 
 from indexer.bm25 import STOPWORDS
 from indexer.bm25 import words as bm25_words
@@ -143,29 +142,11 @@ ALPHA = 0.5         # out over six corpora: score fusion, alpha 0.5 chosen in al
                     # corpus left out (alpha 0.4 and gap 2 before, chosen on four corpora)
 
 
-# The languages written in Latin script (ISO 639-1), as a model card's `language:` names
-# them: an embedding or relevance model that reads only these cannot read a query written
-# mostly in another script.
-LATIN_LANGUAGES = frozenset(
-    "af ca cs cy da de en eo es et eu fi fr ga gl hr hu id is it la lb lt lv ms mt nb nl nn no "
-    "pl pt ro sk sl sq sv sw tl tr vi".split())
-OTHER_SCRIPT_ALPHA = 0.1   # the cosine's weight for such a query: chosen on the Japanese Debian
-                           # Reference (bench/other_languages.py: recall@5 0.850 at 0.1-0.3, against
-                           # 0.750 at ALPHA and 0.825 for BM25 alone; 0.1 the best mean reciprocal
-                           # rank), reported on the Chinese one left out
-_LETTER = regex.compile(r"\p{L}")
-_LATIN = regex.compile(r"\p{Latin}")
-
-
-def reads_query(languages: Sequence[str], query: str) -> bool:
-    """False when a model that reads only `languages` cannot read the query: the languages
-    are all written in Latin script and more than half the query's letters are not.
-    Unknown languages (empty: no model card, or "multilingual") read everything."""
-    langs = {lang.lower().split("-")[0] for lang in languages}
-    if not langs or not langs <= LATIN_LANGUAGES:
-        return True
-    letters = len(_LETTER.findall(query))
-    return not letters or 2 * len(_LATIN.findall(query)) >= letters
+OTHER_LANGUAGE_ALPHA = 0.1   # the cosine's weight for a query in a language the embedding model
+                             # does not read (indexer.language.reads_query): chosen on the Japanese
+                             # Debian Reference (bench/other_languages.py: recall@5 0.850 at 0.1-0.3,
+                             # against 0.750 at ALPHA and 0.825 for BM25 alone; 0.1 the best mean
+                             # reciprocal rank), reported on Chinese, German and French left out
 
 
 def fuse(dense: list, lexical: list, *, pinned: list[int] | None = None,

@@ -94,7 +94,7 @@ class _RecordingJudge:
 
 def test_a_query_the_models_cannot_read_leans_on_bm25(tmp_path, make_index):
     """Real index, real embedder (all-MiniLM-L6-v2, an English model, so its card says
-    "en"): a Japanese question is fused at OTHER_SCRIPT_ALPHA, not ALPHA, and a judge that
+    "en"): a Japanese question is fused at OTHER_LANGUAGE_ALPHA, not ALPHA, and a judge that
     reads English only is not asked; an English question keeps ALPHA and the judge."""
     from indexer import search
 
@@ -117,28 +117,63 @@ def test_a_query_the_models_cannot_read_leans_on_bm25(tmp_path, make_index):
     dense, lexical = search.scored_rankings(vectors, idx.embedder.encode([query])[0], query, 50)
     pins = search.lexical_winners(lexical)
     at = {a: [cid for cid, _ in search.fuse(dense, lexical, pinned=pins, alpha=a)]
-          for a in (search.ALPHA, search.OTHER_SCRIPT_ALPHA)}
-    assert at[search.ALPHA] != at[search.OTHER_SCRIPT_ALPHA]   # the two weights tell apart here
+          for a in (search.ALPHA, search.OTHER_LANGUAGE_ALPHA)}
+    assert at[search.ALPHA] != at[search.OTHER_LANGUAGE_ALPHA]   # the two weights tell apart here
     judge = _RecordingJudge()
     got = [p.chunk_id for p in idx.search(query, k=len(notes), judge=judge)]
-    assert got == at[search.OTHER_SCRIPT_ALPHA][:len(got)]
+    assert got == at[search.OTHER_LANGUAGE_ALPHA][:len(got)]
     assert judge.asked == []
     idx.search("where is the spare key?", k=3, judge=judge)
     assert judge.asked == ["where is the spare key?"]
 
 
-@pytest.mark.parametrize("query, reads", [
-    ("合鍵はどこにありますか", False), ("где запасной ключ", False), ("पासवर्ड कैसे बदलें", False),
-    ("apt-get の使い方", True),             # mostly Latin letters
-    ("Wo liegt der Ersatzschlüssel?", True),   # Latin script: read as the model reads it
-    ("2024 ???", True),                    # no letters
+@pytest.mark.parametrize("query, by_english, by_english_german_french", [
+    ("合鍵はどこにありますか", False, False), ("где запасной ключ", False, False),
+    ("पासवर्ड कैसे बदलें", False, False),
+    ("apt-get の使い方", True, True),             # mostly Latin letters
+    ("2024 ???", True, True),                    # no letters
+    ("Où est le fichier de configuration par défaut ?", False, True),     # French, by py3langid
+    ("Wie kann ich die Größe der Auslagerungsdatei ändern?", False, True),  # German
+    ("vfat mounten Standard-Codepage", True, True),   # ASCII only: no guess, read as English
+    ("How do I set up the café's printer?", True, True),   # a guess of English
 ])
-def test_reads_query_by_script(query, reads):
-    from indexer.search import reads_query
+def test_reads_query_by_script_and_language(query, by_english, by_english_german_french):
+    from indexer.language import reads_query
 
-    assert reads_query(("en",), query) is reads
+    assert reads_query(("en",), query) is by_english
+    assert reads_query(("en", "de", "fr"), query) is by_english_german_french
     assert reads_query((), query) is True                  # unknown languages read everything
-    assert reads_query(("en", "ja", "ru", "hi"), query) is True
+    assert reads_query(("en", "ja", "ru", "hi"), query) is True   # not only Latin script
+
+
+def test_a_plain_ascii_query_never_loads_the_language_identifier(monkeypatch):
+    """py3langid takes about 0.65 s to load: only a query with an accented Latin letter
+    asks it, and a failing identifier reads the query (never an error)."""
+    from indexer import language
+
+    asked: list[str] = []
+
+    def guess(text):
+        asked.append(text)
+        raise AssertionError("not for ASCII")
+
+    monkeypatch.setattr(language, "guess_language", guess)
+    assert language.reads_query(("en",), "Where is the spare key? error E1234 --force")
+    assert asked == []
+    monkeypatch.setattr(language, "guess_language", lambda text: None)
+    assert language.reads_query(("en",), "Où est le fichier par défaut ?")
+
+
+def test_a_broken_language_identifier_reads_the_query(monkeypatch):
+    from indexer import language
+
+    class Broken:
+        def classify(self, text):
+            raise ValueError("bad model")
+
+    monkeypatch.setattr(language, "_identifier", Broken())
+    assert language.guess_language("Où est le fichier par défaut ?") is None
+    assert language.reads_query(("en",), "Où est le fichier par défaut ?")
 
 
 def test_model_card_languages(tmp_path):

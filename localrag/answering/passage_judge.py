@@ -19,7 +19,7 @@ from localrag.answering.generate.extract import AnswerProbability, answer_text, 
 
 class SentenceJudge:
     """A search.PassageJudge over a relevance model's probabilities (`answers`), for a model
-    that reads `languages` (empty: any; indexer.search.reads_query)."""
+    that reads `languages` (empty: any; indexer.language.reads_query)."""
 
     def __init__(self, answers: AnswerProbability, *, languages: Sequence[str] = ()) -> None:
         self.answers = answers

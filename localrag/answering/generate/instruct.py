@@ -35,11 +35,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from indexer.language import reads_query
 from indexer.records import Passage
 from indexer.relevance_model import LANGUAGES as RELEVANCE_LANGUAGES
 from indexer.relevance_model import RelevanceModelMissing, unit_text
 from indexer.relevance_model import shipped_probabilities as shipped_answer_model
-from indexer.search import reads_query
 from localrag.answering.label.answer import Answer, PassageJudgement, RetrievalDecision, Scores, Segment
 from localrag.answering.judge.critics import Critic, Embed, SupportJudgement, choose_critic
 from localrag.errors import AnswerCancelled, LocalragError
@@ -250,7 +250,7 @@ class _Run:
         self._answering: dict[int, bool] = {}   # id(quote) -> shown as the answer (extract.answer_roles)
         self._passage_answers: list[float | None] = []   # per passage (set by _quotes)
         self._no_model = False                  # the relevance model failed to load this run
-        self._unread = False                    # ... or cannot read the question (another script)
+        self._unread = False                    # ... or cannot read the question (another language)
         self.question = question
         self.query = search_query or question
         self.history = list(history)
@@ -389,11 +389,11 @@ class _Run:
             return []
         texts = [passages[i].text for i in chosen]
         if self.e.answers is not None and not reads_query(RELEVANCE_LANGUAGES, self.question):
-            # a question in a script the relevance model does not read: its judgment would be
-            # noise, so nothing is shown as the answer (quotes chosen by the scorer alone)
+            # a question in a language the relevance model does not read (indexer.language): its
+            # judgment would be noise, so nothing is shown as the answer (quotes by the scorer alone)
             self._unread = True
             self._note("localrag's relevance model reads English only, so it did not judge which "
-                       "of these sentences answers a question in another script: they are shown "
+                       "of these sentences answers a question in another language: they are shown "
                        "as context (›)")
             choice = choose_quotes(self.question, texts, embed, max_quotes=self.e.max_quotes,
                                    min_score=self.e.quote_min_score)

@@ -1,0 +1,73 @@
+"""Which queries a model reads: the script of the query, and its language when it is
+written in Latin letters that are not all ASCII.
+
+localrag's embedding model (all-MiniLM-L6-v2) and its relevance model read English. A
+model card names the languages a model was trained on (`language: en`); a query in another
+language is searched mostly by its words (indexer.search.OTHER_LANGUAGE_ALPHA) and not
+judged by a model that cannot read it.
+
+- Another script: more than half the query's letters are not Latin while the model's
+  languages are all written in Latin script (Japanese, Chinese, Russian, Hindi ...).
+- Another Latin-script language: a query with a Latin letter outside ASCII ("Dateigröße",
+  "défaut") is given to py3langid's language identifier (BSD-3-Clause; loading it takes
+  about 0.65 s, once a process, so a plain-ASCII query never pays it); a guess of another
+  language at probability LANGUAGE_CONFIDENCE or more is one the model does not read. A
+  German query written in ASCII alone is read as the model's language.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import regex
+
+# The languages written in Latin script (ISO 639-1), as model cards name them.
+LATIN_LANGUAGES = frozenset(
+    "af ca cs cy da de en eo es et eu fi fr ga gl hr hu id is it la lb lt lv ms mt nb nl nn no "
+    "pl pt ro sk sl sq sv sw tl tr vi".split())
+# A guess counts at this probability: on the bench's 1,106 English questions py3langid
+# gave another language at 0.5 or more to 3 and at 0.9 to none (bench/other_languages.py)
+LANGUAGE_CONFIDENCE = 0.9
+
+_LETTER = regex.compile(r"\p{L}")
+_LATIN = regex.compile(r"\p{Latin}")
+_ACCENTED_LATIN = regex.compile(r"(?=\p{Latin})[^\x00-\x7f]")
+_identifier: Any = None
+_identifier_lock = threading.Lock()
+
+
+def guess_language(text: str) -> tuple[str, float] | None:
+    """(ISO 639 code, probability) by py3langid, or None when it is not installed or
+    fails (the query is then read as the model's language)."""
+    global _identifier
+    try:
+        with _identifier_lock:
+            if _identifier is None:
+                from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+                _identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+        code, prob = _identifier.classify(text)
+        return str(code), float(prob)
+    except Exception:   # noqa: BLE001 - a guess is a hint; any failure means "read it"
+        return None
+
+
+def reads_query(languages: Sequence[str], query: str) -> bool:
+    """False when a model that reads only `languages` cannot read the query (module
+    docstring). Unknown languages (empty: no model card, or "multilingual") read
+    everything, and so does a model of any non-Latin-script language."""
+    langs = {lang.lower().split("-")[0] for lang in languages}
+    if not langs or not langs <= LATIN_LANGUAGES:
+        return True
+    letters = len(_LETTER.findall(query))
+    if letters and 2 * len(_LATIN.findall(query)) < letters:
+        return False
+    if not _ACCENTED_LATIN.search(query):
+        return True
+    guess = guess_language(query)
+    return guess is None or guess[1] < LANGUAGE_CONFIDENCE or guess[0] in langs
+
+
+__all__ = ["LANGUAGE_CONFIDENCE", "LATIN_LANGUAGES", "guess_language", "reads_query"]
