@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 
-
 from indexer.bm25 import STOPWORDS
 from indexer.bm25 import words as bm25_words
 from indexer.records import Passage
