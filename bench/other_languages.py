@@ -48,6 +48,12 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--model-dir", default=str(HERE.parent / "indexer" / "data" / "relevance"))
     ap.add_argument("--show-misses", action="store_true", help="print each question the search misses")
+    ap.add_argument("--quotes", action="store_true",
+                    help="also: how often the quotes the answer path picks from the search's five passages "
+                         "hold the key phrase (by the quote scorer alone where the relevance model does not "
+                         "read the question, as the answer path does)")
+    ap.add_argument("--quotes-with-model", action="store_true",
+                    help="with --quotes: the relevance model's combination picks the quotes of every question")
     ap.add_argument("--alphas", default="", help="also fuse at these cosine weights (0.5,0.3,...): "
                     "fused and search recall at each, for every question of the corpus")
     args = ap.parse_args()
@@ -60,6 +66,7 @@ def main() -> None:
         found = {s: 0 for s in SIDES}
         ranks: dict[str, list[int]] = {s: [] for s in SIDES}
         times = []
+        quoted = [0, 0, 0]      # questions whose passages hold the phrase; quoted at all; first
         alphas = [float(a) for a in args.alphas.split(",") if a]
         at = {a: [0, 0, 0.0] for a in alphas}   # alpha -> [fused found, search found, fused MRR sum]
         for q in qs:
@@ -72,6 +79,8 @@ def main() -> None:
             t0 = time.perf_counter()
             order = [p.chunk_id for p in local.idx.search(q.question, k=20, judge=scorer)]
             times.append(time.perf_counter() - t0)
+            if args.quotes:
+                quote_hits(local, q, order[:args.k], scorer, quoted, with_model=args.quotes_with_model)
             lists = {"dense": [c for c, _ in dense], "lexical": [c for c, _ in lexical],
                      "fused": [c for c, _ in fused], "search": order}
             key = norm(q.key_phrase)
@@ -102,11 +111,39 @@ def main() -> None:
             f"{s} {found[s] / n:.3f} [{statistics.median(ranks[s]) if ranks[s] else '-'}]" for s in SIDES)
             + f"; search p50 {statistics.median(times) if times else 0:.2f} s; "
             f"{other} read as a language the embedding model does not read")
+        if args.quotes:
+            print(f"  quotes: of the {quoted[0]} questions whose five passages hold the key phrase, "
+                  f"a quote holds it for {quoted[1]}, the first quote for {quoted[2]}")
         if alphas:
             print("  at cosine weight: " + "; ".join(
                 f"{a:g}: fused {at[a][0] / n:.3f} (MRR {at[a][2] / n:.3f}), judged {at[a][1] / n:.3f}"
                 for a in alphas))
         local.idx.close()
+
+
+def quote_hits(local, q, ids: list[int], scorer, quoted: list[int], *,  # noqa: ANN001
+               with_model: bool = False) -> None:
+    """Counts into `quoted` whether the five passages hold the key phrase, whether a quote
+    holds it and whether the first does: quotes as the answer path picks them (the
+    relevance model only for a question it reads; `with_model`: for every question)."""
+    from indexer.language import reads_query
+    from indexer.relevance_model import LANGUAGES, RelevanceModel
+    from localrag.answering.generate.extract import choose_quotes
+
+    rows = local.idx.store.fetch_chunks(ids)
+    texts = [rows[c][3] for c in ids if c in rows]
+    key = norm(q.key_phrase)
+    if not any(key in norm(t) for t in texts):
+        return
+    quoted[0] += 1
+    answers = None
+    if reads_query(LANGUAGES, q.question) or with_model:
+        answers = scorer.model.probabilities
+    choice = choose_quotes(q.question, texts, local.idx.embedder.encode, answers=answers,
+                           titles=[rows[c][2] for c in ids if c in rows])
+    spans = [norm(x.span.text) for x in choice.quotes]
+    quoted[1] += any(key in s for s in spans)
+    quoted[2] += bool(spans) and key in spans[0]
 
 
 if __name__ == "__main__":

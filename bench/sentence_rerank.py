@@ -18,7 +18,8 @@ class PassageScorer:
         from indexer.relevance_model import LANGUAGES, RelevanceModel
         from localrag.answering.passage_judge import SentenceJudge
 
-        self.judge = SentenceJudge(RelevanceModel(model_dir).probabilities)
+        self.model = RelevanceModel(model_dir)
+        self.judge = SentenceJudge(self.model.probabilities)
         self.languages = LANGUAGES     # what the product's judge reads (language.reads_query)
         self._cache: dict[tuple[str, tuple[str, str]], float] = {}
 
