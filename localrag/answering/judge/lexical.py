@@ -17,7 +17,9 @@ import regex
 # Abbreviations after which a full stop does not end a sentence.
 _ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "e.g", "i.e", "eg", "ie", "etc", "vs",
                   "no", "fig", "figs", "approx", "ca", "jr", "sr", "mt", "cf", "viz", "resp",
-                  "al", "vol", "eq", "incl", "esp", "nr", "inc", "ltd", "corp", "pp"}
+                  "al", "vol", "eq", "incl", "esp", "nr", "inc", "ltd", "corp", "pp",
+                  # German and French ("z.B.", "bzw.", "usw.", "p.ex.")
+                  "z.b", "bzw", "usw", "vgl", "ggf", "evtl", "bspw", "inkl", "p.ex"}
 # These also end sentences: they continue one only before a lower-case word.
 _ENDING_ABBREVIATIONS = {"etc", "inc", "ltd", "corp", "al"}
 # Characters that may stand before an abbreviation: "(e.g. this)", "[cf. RFC 1123]".

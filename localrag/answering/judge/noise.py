@@ -91,14 +91,25 @@ def is_markup(sentence: str) -> bool:
     return letters < 0.5 * len(s.replace(" ", ""))
 
 
+_NON_LATIN = regex.compile(r"(?!\p{Latin})\p{L}")
+_CLOSED = regex.compile(rf"[{lexical.STOPS}][\"')\]」』）]*$")
+
+
 def is_code(sentence: str) -> bool:
-    """A code fragment: symbols where prose has words, and few function words."""
+    """A code fragment: symbols where prose has words, and few function words. The
+    function words are English: a sentence mostly in another script that ends as a
+    sentence does ("DHCP クライアントの設定は "/etc/systemd/network/dhcp.network" を作成する
+    ことで設定できます。") is prose, whatever paths or "=" it holds."""
     s = sentence.strip()
     tokens = s.split()
     if not tokens:
         return False
-    symbols = sum(ch in _CODE_CHARS for ch in s)
     words = _words(s)
+    foreign = sum(bool(_NON_LATIN.search(w)) for w in words)   # Chinese, Japanese: a word a character
+    if words and 2 * foreign >= len(words) and _CLOSED.search(s) \
+            and not re.match(r"^\s*(?:\$|#|>>>|\.\.\.)\s", sentence):
+        return False
+    symbols = sum(ch in _CODE_CHARS for ch in s)
     function = sum(w in lexical.STOPWORDS for w in words)
     codey = sum(bool(re.search(r"[(){}\[\];=<>$]|^-{1,2}\w|\w\.\w+\(|::|->|\w_\w", t))
                 for t in tokens)
