@@ -54,6 +54,9 @@ def main() -> None:
                          "read the question, as the answer path does)")
     ap.add_argument("--quotes-with-model", action="store_true",
                     help="with --quotes: the relevance model's combination picks the quotes of every question")
+    ap.add_argument("--lexical-weights", default="",
+                    help="with --quotes: the quotes of a question read as another language at these "
+                         "lexical weights (extract.UNREAD_LEXICAL_WEIGHT as shipped), e.g. 0,0.25,0.5,0.75,1")
     ap.add_argument("--alphas", default="", help="also fuse at these cosine weights (0.5,0.3,...): "
                     "fused and search recall at each, for every question of the corpus")
     args = ap.parse_args()
@@ -66,7 +69,9 @@ def main() -> None:
         found = {s: 0 for s in SIDES}
         ranks: dict[str, list[int]] = {s: [] for s in SIDES}
         times = []
-        quoted = [0, 0, 0]      # questions whose passages hold the phrase; quoted at all; first
+        # per lexical weight: questions whose passages hold the phrase; quoted at all; first
+        quote_weights = [float(w) for w in args.lexical_weights.split(",")] if args.lexical_weights else [None]
+        quoted_at = {w: [0, 0, 0] for w in quote_weights}
         alphas = [float(a) for a in args.alphas.split(",") if a]
         at = {a: [0, 0, 0.0] for a in alphas}   # alpha -> [fused found, search found, fused MRR sum]
         for q in qs:
@@ -80,7 +85,9 @@ def main() -> None:
             order = [p.chunk_id for p in local.idx.search(q.question, k=20, judge=scorer)]
             times.append(time.perf_counter() - t0)
             if args.quotes:
-                quote_hits(local, q, order[:args.k], scorer, quoted, with_model=args.quotes_with_model)
+                for w in quote_weights:
+                    quote_hits(local, q, order[:args.k], scorer, quoted_at[w], with_model=args.quotes_with_model,
+                               lexical_weight=w)
             lists = {"dense": [c for c, _ in dense], "lexical": [c for c, _ in lexical],
                      "fused": [c for c, _ in fused], "search": order}
             key = norm(q.key_phrase)
@@ -112,8 +119,10 @@ def main() -> None:
             + f"; search p50 {statistics.median(times) if times else 0:.2f} s; "
             f"{other} read as a language the embedding model does not read")
         if args.quotes:
-            print(f"  quotes: of the {quoted[0]} questions whose five passages hold the key phrase, "
-                  f"a quote holds it for {quoted[1]}, the first quote for {quoted[2]}")
+            for w, quoted in quoted_at.items():
+                at_w = "" if w is None else f" (lexical weight {w:g})"
+                print(f"  quotes{at_w}: of the {quoted[0]} questions whose five passages hold the key "
+                      f"phrase, a quote holds it for {quoted[1]}, the first quote for {quoted[2]}")
         if alphas:
             print("  at cosine weight: " + "; ".join(
                 f"{a:g}: fused {at[a][0] / n:.3f} (MRR {at[a][2] / n:.3f}), judged {at[a][1] / n:.3f}"
@@ -122,13 +131,17 @@ def main() -> None:
 
 
 def quote_hits(local, q, ids: list[int], scorer, quoted: list[int], *,  # noqa: ANN001
-               with_model: bool = False) -> None:
+               with_model: bool = False, lexical_weight: float | None = None) -> None:
     """Counts into `quoted` whether the five passages hold the key phrase, whether a quote
     holds it and whether the first does: quotes as the answer path picks them (the
-    relevance model only for a question it reads; `with_model`: for every question)."""
+    relevance model only for a question it reads, else the scorer mixed with the question's
+    terms at `lexical_weight`, extract.UNREAD_LEXICAL_WEIGHT unless given; `with_model`: the
+    relevance model for every question)."""
     from indexer.language import reads_query
     from indexer.relevance_model import LANGUAGES, RelevanceModel
-    from localrag.answering.generate.extract import choose_quotes
+    from localrag.answering.generate.extract import UNREAD_LEXICAL_WEIGHT, choose_quotes
+
+    lexical_weight = UNREAD_LEXICAL_WEIGHT if lexical_weight is None else lexical_weight
 
     rows = local.idx.store.fetch_chunks(ids)
     texts = [rows[c][3] for c in ids if c in rows]
@@ -136,11 +149,11 @@ def quote_hits(local, q, ids: list[int], scorer, quoted: list[int], *,  # noqa: 
     if not any(key in norm(t) for t in texts):
         return
     quoted[0] += 1
-    answers = None
-    if reads_query(LANGUAGES, q.question) or with_model:
-        answers = scorer.model.probabilities
+    read = reads_query(LANGUAGES, q.question)
+    answers = scorer.model.probabilities if read or with_model else None
     choice = choose_quotes(q.question, texts, local.idx.embedder.encode, answers=answers,
-                           titles=[rows[c][2] for c in ids if c in rows])
+                           titles=[rows[c][2] for c in ids if c in rows],
+                           lexical_weight=0.0 if read else lexical_weight)
     spans = [norm(x.span.text) for x in choice.quotes]
     quoted[1] += any(key in s for s in spans)
     quoted[2] += bool(spans) and key in spans[0]

@@ -233,3 +233,34 @@ def test_german_abbreviations_do_not_end_a_sentence():
     assert lexical.split_sentences(text) == [
         "Der Installer erstellt diesen Eintrag als provisorische Lösung für einige Programme (z.B. GNOME).",
         "Das gilt bzw. galt auch für KDE."]
+
+
+def test_lexical_shares_weigh_the_question_terms_a_sentence_holds():
+    """For a question the relevance model cannot read, the quotes' order leans on the
+    question's own terms (BM25's: Japanese as pairs of characters), rare ones weighing more."""
+    from localrag.answering.generate.extract import candidates_of, lexical_shares
+
+    text = ("# メモ\n\n合鍵は妹の家にあります。\n\n暖房は毎年十月に点検します。\n\n"
+            "家の鍵は玄関の箱にあります。\n")
+    cands = candidates_of("合鍵はどこ？", [text])
+    shares = dict(zip([c.span.text for c in cands], lexical_shares("合鍵はどこ？", cands)))
+    assert max(shares, key=shares.get) == "合鍵は妹の家にあります。"
+    assert shares["暖房は毎年十月に点検します。"] == 0.0
+    assert all(0.0 <= v <= 1.0 for v in shares.values())
+
+
+def test_the_quotes_of_an_unread_question_lean_on_its_terms():
+    import numpy as np
+
+    from localrag.answering.generate.extract import choose_quotes
+
+    def flat(texts):   # an embedding that tells nothing apart: only the terms can
+        return np.ones((len(texts), 8), dtype=np.float32)
+
+    text = ("# メモ\n\n暖房は毎年十月に点検します。\n\n点検の予約は管理会社に電話します。\n\n"
+            "合鍵は妹の家にあります。\n")
+    plain = choose_quotes("合鍵はどこ？", [text], flat, max_quotes=3)
+    leaning = choose_quotes("合鍵はどこ？", [text], flat, max_quotes=3, lexical_weight=0.75)
+    assert leaning.quotes[0].span.text == "合鍵は妹の家にあります。"
+    gap = {c.quotes[0].score - max(q.score for q in c.quotes[1:]) for c in (plain, leaning)}
+    assert leaning.quotes[0].score - max(q.score for q in leaning.quotes[1:]) > 0.2 > min(gap)

@@ -44,7 +44,8 @@ from localrag.answering.label.answer import Answer, PassageJudgement, RetrievalD
 from localrag.answering.judge.critics import Critic, Embed, SupportJudgement, choose_critic
 from localrag.errors import AnswerCancelled, LocalragError
 from localrag.answering.generate.extract import (ANSWER_FLOOR, PASSAGE_ANSWER_FLOOR, PASSAGES_CHECKED,
-                                                 AnswerProbability, Quote, Span, answer_roles,
+                                                 UNREAD_LEXICAL_WEIGHT, AnswerProbability, Quote, Span,
+                                                 answer_roles,
                                                  choose_quotes, excerpts, fit_window, line_at)
 from localrag.answering.judge.noise import near_repeat
 from localrag.answering.judge.model_critic import chat_tokens
@@ -396,7 +397,8 @@ class _Run:
                        "of these sentences answers a question in another language: they are shown "
                        "as context (›)")
             choice = choose_quotes(self.question, texts, embed, max_quotes=self.e.max_quotes,
-                                   min_score=self.e.quote_min_score)
+                                   min_score=self.e.quote_min_score,
+                                   lexical_weight=UNREAD_LEXICAL_WEIGHT)
             found = [replace(q, passage=chosen[q.passage]) for q in choice.quotes]
             self._answering = {id(q): False for q in found}
             return found
