@@ -71,7 +71,7 @@ def main() -> None:
         "bench/answer_combination.py", "--model-dir", "indexer/data/relevance", "--corpora",
         "postgres-v3,debref-v3,zsh-v3", "--fit-on", "kernel,git,rust,vim", "--choose-rule"])
     run("search in other languages (the Debian Reference translated; Japanese chooses)", [
-        "bench/other_languages.py", "--alphas", "0.5,0.3,0.2,0.1,0"])
+        "bench/other_languages.py", "--alphas", "0.5,0.3,0.2,0.1,0", "--quotes"])
     if not args.no_speed:
         run("speed against main 006a393", ["bench/bench_speed_vs_main.py", "--main-ref", "006a393"])
 
