@@ -23,14 +23,15 @@ def model_card_languages(model_dir: Path) -> tuple[str, ...]:
     try:
         import yaml   # not huggingface_hub's metadata_load: importing it costs a fresh search 0.1-0.25 s
 
-        text = card.read_text(encoding="utf-8") if card.is_file() else ""
+        text = card.read_text(encoding="utf-8-sig") if card.is_file() else ""
         head = text.split("\n---", 1)[0][3:] if text.startswith("---") else ""
         meta = yaml.safe_load(head) if head.strip() else None
         found = meta.get("language") if isinstance(meta, dict) else None
     except Exception:   # noqa: BLE001 - a card is a hint; any problem means "unknown"
         return ()
-    langs = [found] if isinstance(found, str) else list(found or [])
-    langs = [str(x).strip().lower() for x in langs if str(x).strip()]
+    # a string or a list of strings; anything else ("language: 1") says nothing
+    langs = [x.strip().lower() for x in (found if isinstance(found, list) else [found])
+             if isinstance(x, str) and x.strip()]
     return () if "multilingual" in langs else tuple(langs)
 
 

@@ -290,7 +290,9 @@ class Index:
         # leans on BM25, and a judge that cannot read it leaves the fused order as it is
         alpha = ALPHA if reads_query(getattr(self.embedder, "languages", ()), query) else OTHER_LANGUAGE_ALPHA
         if judge is not None and not reads_query(getattr(judge, "languages", ()), query):
-            judge = None
+            judge = ranker = None      # nor the learned ranker, whose features read English
+        elif alpha != ALPHA:
+            ranker = None
         return hybrid_search(self.store, vectors, query_vec, query, k=k, ranker=ranker,
                              embed=self.embedder.encode,
                              rerank_depth=RERANK_DEPTH if rerank_depth is None else rerank_depth,

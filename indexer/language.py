@@ -18,6 +18,7 @@ judged by a model that cannot read it.
 from __future__ import annotations
 
 import threading
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,9 +46,12 @@ def guess_language(text: str) -> tuple[str, float] | None:
     try:
         with _identifier_lock:
             if _identifier is None:
+                _identifier = False          # a failed load is not tried again
                 from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
                 _identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+        if _identifier is False:
+            return None
         code, prob = _identifier.classify(text)
         return str(code), float(prob)
     except Exception:   # noqa: BLE001 - a guess is a hint; any failure means "read it"
@@ -61,6 +65,7 @@ def reads_query(languages: Sequence[str], query: str) -> bool:
     langs = {lang.lower().split("-")[0] for lang in languages}
     if not langs or not langs <= LATIN_LANGUAGES:
         return True
+    query = unicodedata.normalize("NFC", query)    # "é" typed as "e" and a combining accent
     letters = len(_LETTER.findall(query))
     if letters and 2 * len(_LATIN.findall(query)) < letters:
         return False

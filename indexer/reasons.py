@@ -23,7 +23,7 @@ KINDS: dict[str, str] = {
     "special_file": "not regular files (pipes, devices, sockets)",
     "unsupported_type": "unsupported file types",
     "too_large": "over the size limit",
-    "minified": "minified code (*.min.js, *.min.css)",
+    "minified": "minified code (*.min.js, *.min.css, *.min.mjs, *.min.cjs)",
     "empty": "empty files",
     "binary": "binary content",
     "no_text": "no text to index",

@@ -414,6 +414,10 @@ def test_a_question_the_relevance_model_cannot_read_gets_no_answer_marks():
     assert any("reads English only" in n for n in ans.notes)
     assert not any("judged none of these" in n for n in ans.notes)
     assert [j.relevant for j in ans.passages] == [None, None, None]
+    no_quotes = InstructEngine(scripted(), config=config(), critic=critic, answers=answers).answer(
+        "歯医者の予約はいつですか？", retrieve=retriever(notes))      # no embedder: no quotes at all
+    assert read == [] and all(s.role == "context" for s in no_quotes.segments)
+    assert any("reads English only" in n for n in no_quotes.notes)
     english = InstructEngine(scripted(), config=config(), critic=critic, embed=_hash_embed,
                              answers=answers).answer("When is my dentist appointment?",
                                                      retrieve=retriever(notes))

@@ -238,6 +238,13 @@ class InstructEngine:
                     cancel=cancel, on_decision=on_decision).execute()
 
 
+_LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish"}
+
+
+def _language_names(codes: Sequence[str]) -> str:
+    return " and ".join(_LANGUAGE_NAMES.get(c, c) for c in codes)
+
+
 class _Run:
     """The state of one answer."""
 
@@ -251,7 +258,6 @@ class _Run:
         self._answering: dict[int, bool] = {}   # id(quote) -> shown as the answer (extract.answer_roles)
         self._passage_answers: list[float | None] = []   # per passage (set by _quotes)
         self._no_model = False                  # the relevance model failed to load this run
-        self._unread = False                    # ... or cannot read the question (another language)
         self.question = question
         self.query = search_query or question
         self.history = list(history)
@@ -261,6 +267,13 @@ class _Run:
         self.cancel = cancel
         self.notes: list[str] = []
         self.judgements: list[PassageJudgement] = []
+        # the relevance model cannot read the question (another language, indexer.language):
+        # its judgment would be noise, so nothing is shown as the answer
+        self._unread = engine.answers is not None and not reads_query(RELEVANCE_LANGUAGES, question)
+        if self._unread:
+            self._note(f"localrag's relevance model reads {_language_names(RELEVANCE_LANGUAGES)} only, "
+                       "so it did not judge which of these sentences answers a question in another "
+                       "language: they are shown as context (›)")
 
     def _check_cancel(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
@@ -389,13 +402,7 @@ class _Run:
         if embed is None or self.e.max_quotes <= 0:
             return []
         texts = [passages[i].text for i in chosen]
-        if self.e.answers is not None and not reads_query(RELEVANCE_LANGUAGES, self.question):
-            # a question in a language the relevance model does not read (indexer.language): its
-            # judgment would be noise, so nothing is shown as the answer (quotes by the scorer alone)
-            self._unread = True
-            self._note("localrag's relevance model reads English only, so it did not judge which "
-                       "of these sentences answers a question in another language: they are shown "
-                       "as context (›)")
+        if self._unread:      # quotes by the scorer and the question's terms, none an answer
             choice = choose_quotes(self.question, texts, embed, max_quotes=self.e.max_quotes,
                                    min_score=self.e.quote_min_score,
                                    lexical_weight=UNREAD_LEXICAL_WEIGHT)

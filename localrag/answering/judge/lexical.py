@@ -21,7 +21,7 @@ _ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "e.g", "i.e", "eg", "ie
                   # German and French ("z.B.", "bzw.", "usw.", "p.ex.")
                   "z.b", "bzw", "usw", "vgl", "ggf", "evtl", "bspw", "inkl", "p.ex"}
 # These also end sentences: they continue one only before a lower-case word.
-_ENDING_ABBREVIATIONS = {"etc", "inc", "ltd", "corp", "al"}
+_ENDING_ABBREVIATIONS = {"etc", "inc", "ltd", "corp", "al", "usw"}
 # Characters that may stand before an abbreviation: "(e.g. this)", "[cf. RFC 1123]".
 _OPENERS = "([{\"'‘“«"
 # Titles are capitalised but say nothing about which person is meant.

@@ -92,6 +92,8 @@ def is_markup(sentence: str) -> bool:
 
 
 _NON_LATIN = regex.compile(r"(?!\p{Latin})\p{L}")
+# a prompt, a comment, an assignment or a call: code whatever its strings say
+_CODE_OPENING = re.compile(r"(?:\$|#|>>>|\.\.\.|//|--)\s|[\w.\[\]]+\s*(?:[-+*/]?=|\()")
 _CLOSED = regex.compile(rf"[{lexical.STOPS}][\"')\]」』）]*$")
 
 
@@ -106,8 +108,7 @@ def is_code(sentence: str) -> bool:
         return False
     words = _words(s)
     foreign = sum(bool(_NON_LATIN.search(w)) for w in words)   # Chinese, Japanese: a word a character
-    if words and 2 * foreign >= len(words) and _CLOSED.search(s) \
-            and not re.match(r"^\s*(?:\$|#|>>>|\.\.\.)\s", sentence):
+    if words and 2 * foreign >= len(words) and _CLOSED.search(s) and not _CODE_OPENING.match(s):
         return False
     symbols = sum(ch in _CODE_CHARS for ch in s)
     function = sum(w in lexical.STOPWORDS for w in words)
@@ -215,8 +216,10 @@ that no English sentence ends on: an article, "of", a conjunction, a possessive,
 so), not a single letter after "-" or "." ("ls -a", "libfoo.a")."""
 
 
-_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)+\.?\s")   # "1.2.4. " opening a heading
-_ENDS_IN_NUMBER = re.compile(r"\s\d+(?:\.\d+)+\.?\s*$")   # "... > 1.2.4." (a heading path)
+# "1.2. " or "11.2.1. " opening a heading (not "1.5 GB of disk space ...", "2.6.32 kernels
+# ..." or a list's "2. Install ...")
+_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)+\.\s")
+_HEADING_PATH = re.compile(r"\s>\s(?:.*\s)?\d+(?:\.\d+)*\.?\s*$")   # "... > 1.2.4."
 
 
 def is_fragment(sentence: str) -> bool:
@@ -236,7 +239,7 @@ def is_fragment(sentence: str) -> bool:
     closed = re.search(rf"[{lexical.STOPS}][\"')\]」』）]*$", sentence.strip())
     if not closed and _CUT_END.search(sentence.strip()):
         return True
-    if _SECTION_NUMBER.match(sentence.strip()) and (not closed or _ENDS_IN_NUMBER.search(sentence)):
+    if _SECTION_NUMBER.match(sentence.strip()) and (not closed or _HEADING_PATH.search(sentence)):
         return True     # a numbered heading, or a path of them, in any language
     # a title rather than a sentence: a few words without a closing stop
     return len(words) <= 4 and not closed
