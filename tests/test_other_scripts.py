@@ -242,6 +242,7 @@ def test_a_sentence_with_a_section_number_is_still_a_sentence(sentence):
     "サイズは KiB (Kibibyte = 1024 バイト単位) で表示されます。",
     '这些环境变量又能够通过设置 $LC_ALL"变量而被再次覆盖。',
     "Запустите команду ls -la /etc.",
+    "passwd(1) によるとアカウント作成の際には良好なパスワードを選択するべきです。",   # a man page
 ])
 def test_a_sentence_in_another_script_with_a_path_is_prose(sentence):
     """The code rule counts English function words; a Japanese or Chinese sentence has none,
@@ -253,7 +254,7 @@ def test_a_sentence_in_another_script_with_a_path_is_prose(sentence):
 
 @pytest.mark.parametrize("line", ["x = 1  # 设置", '$ ls -la /etc/ファイル。', 'print("你好")',
                                   "git stash pop --index", 'msg = "ファイルが見つかりません。"',
-                                  "x = 1  # 設定します。"])
+                                  "x = 1  # 設定します。", 'print("完了しました。")'])
 def test_code_with_words_of_another_script_is_still_code(line):
     assert noise_kind(line) == "code"
 
