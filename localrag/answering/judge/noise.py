@@ -94,7 +94,7 @@ def is_markup(sentence: str) -> bool:
 _NON_LATIN = regex.compile(r"(?!\p{Latin})\p{L}")
 # a prompt, a comment, an assignment or a call: code whatever its strings say
 # (a man page's "passwd(1) によると ..." opens prose: a call is code only as the whole line)
-_CODE_OPENING = re.compile(r"(?:\$|#|>>>|\.\.\.|//|--)\s|[\w.\[\]]+\s*[-+*/]?=(?!=)|[\w.]+\(.*\)\W*$")
+_CODE_OPENING = re.compile(r"(?:\$|#|>>>|\.\.\.|//|--)\s|[\w.\[\]]+\s*[-+*/]?=(?!=)|[\w.]+\([^()]*\)\s*;?\s*$")
 _CLOSED = regex.compile(rf"[{lexical.STOPS}][\"')\]」』）]*$")
 
 
