@@ -795,7 +795,8 @@ def lexical_shares(question: str, candidates: Sequence[Candidate]) -> list[float
 
     tok = _bm25_tokenizer()
     terms = [t for t in dict.fromkeys(tok(question)) if t not in STOPWORDS]
-    held = [set(tok(c.span.text)) & set(terms) for c in candidates]
+    wanted = set(terms)
+    held = [wanted.intersection(tok(c.span.text)) for c in candidates]
     n = len(held)
     idf = {t: math.log(1 + (n - df + 0.5) / (df + 0.5))
            for t in terms for df in [sum(t in h for h in held)]}

@@ -237,7 +237,7 @@ def is_fragment(sentence: str) -> bool:
         return True
     if is_unbalanced(sentence):
         return True
-    closed = re.search(rf"[{lexical.STOPS}][\"')\]」』）]*$", sentence.strip())
+    closed = _CLOSED.search(sentence.strip())
     if not closed and _CUT_END.search(sentence.strip()):
         return True
     if _SECTION_NUMBER.match(sentence.strip()) and (not closed or _HEADING_PATH.search(sentence)):
