@@ -17,8 +17,11 @@ Corpora are public documentation installed from Debian packages:
 - zsh (for choosing the answer-role rule only, never a search fold): zsh-doc's manual as
   texinfo HTML (`/usr/share/doc/zsh-common/html`, 178 pages without the index and contents
   pages);
-- mdnotes (never tuned on): 37 Markdown files Debian packages install (NEWS, READMEs, a
-  glossary, guides), copied by bench/markdown_notes.py: notes written as bullet lists.
+- mdnotes: 37 Markdown files Debian packages install (NEWS, READMEs, a glossary, guides),
+  copied by bench/markdown_notes.py: notes written as bullet lists (the list-item rules were
+  written while reading its answers);
+- mdnotes2 (held out, stop 40): 60 more such files (Node.js's contributor guides, eight
+  READMEs), none of mdnotes's.
 The Python and SQLite documentation are deliberately not used (kept for checks nobody
 here sees).
 """
@@ -55,7 +58,7 @@ ZSH_ROOT = Path("/usr/share/doc/zsh-common/html")
 CORPORA = ("kernel", "git", "postgres", "debref")
 TRAINING_ONLY = ("rust", "vim")    # labelled for training the relevance model; no measured sets
 ROLE_RULE_ONLY = ("zsh",)          # judged answers for choosing the answer-role rule
-NOTES_ONLY = ("mdnotes",)          # list-item answers in Markdown notes (bench/markdown_notes.py)
+NOTES_ONLY = ("mdnotes", "mdnotes2")          # list-item answers in Markdown notes (bench/markdown_notes.py)
 LANGUAGES = ("debref-ja", "debref-de", "debref-zh-cn", "debref-fr")   # the Debian Reference translated
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
 QUESTION_SETS = ("natural", "exact")
@@ -115,12 +118,13 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
         files = [p for p in ZSH_ROOT.glob("*.html")
                  if not p.name.endswith("-Index.html") and p.name not in ("index.html", "zsh_toc.html")]
         return Corpus(name, ZSH_ROOT, sorted(files))
-    if name == "mdnotes":
-        from markdown_notes import DEFAULT, build
+    if name in NOTES_ONLY:
+        from markdown_notes import SETS, build, folder_of
 
-        if not any(DEFAULT.rglob("*.md")):
-            build(DEFAULT)
-        return Corpus(name, DEFAULT, sorted(DEFAULT.rglob("*.md")))
+        folder = folder_of(name)
+        if not any(folder.rglob("*.md")):
+            build(folder, SETS[name])
+        return Corpus(name, folder, sorted(folder.rglob("*.md")))
     raise SystemExit(f"unknown corpus {name!r} "
                      f"({', '.join(CORPORA + TRAINING_ONLY + ROLE_RULE_ONLY + NOTES_ONLY + LANGUAGES)})")
 
