@@ -335,3 +335,17 @@ def test_a_documentations_note_is_quotable_but_the_prompts_note_is_not():
     assert units[1].startswith("NOTE: This command is temporarily disabled")
     assert text[text.index("NOTE"):].startswith(units[1][:20])
     assert noise_kind("Note (git-http-push.txt): the command pushes objects.") == "echo"
+
+
+@pytest.mark.parametrize("sentence, code", [
+    ("-Drelocatable=true - Enable application bundle relocation support", False),
+    ("--dry-run: Show what would be removed from the index", False),
+    ("make install : create and install zstd cli, library and man pages", False),
+    ("git stash pop --index", True),                 # a command line, as before
+    ("ls -l - foo", True),                           # no description in words
+    ("--color=auto - x=1 y=2 z=3", True),            # the description is code too
+])
+def test_a_term_with_its_description_in_words_is_no_code(sentence, code):
+    from localrag.answering.judge.noise import is_code
+
+    assert is_code(sentence) is code

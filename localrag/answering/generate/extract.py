@@ -718,6 +718,7 @@ def candidate_units(text: str, *, question: str = "",
                     split: Callable[[str], list[Span]] = sentence_spans) -> list[Span]:
     """The units of a passage worth quoting: prose, not noise."""
     out: list[Span] = []
+    seen: set[str] = set()
     spans = split(text)
     for span in spans:
         if span.start == 0 and span.text[:1].islower():
@@ -728,11 +729,19 @@ def candidate_units(text: str, *, question: str = "",
             #                          the chunk's end cut off, a name alone in a list
         if is_continuation(span.text):
             continue                 # the rest of a sentence an example cut in two
-        kind = noise_kind(_ADMONITION.sub("", span.text), question=question,
-                          earlier=[s.text for s in out])
+        kind = noise_kind(_ADMONITION.sub("", span.text), question=question)
         if kind is None or (kind == "filler" and code_after(text, span) is not None):
-            out.append(span)         # "... like this:" is no filler when its code follows
+            said = _said(span.text)
+            if said not in seen:     # a file's own sentence once; a near repeat says another
+                seen.add(said)       # thing ("... made with GSSAPI encryption." after "...
+                out.append(span)     # SSL encryption.")
     return out
+
+
+def _said(sentence: str) -> str:
+    """What a sentence says, for finding it again: its words, numbers and names in lower
+    case (whitespace, markup and punctuation aside)."""
+    return " ".join(re.findall(r"\w+", sentence.lower()))
 
 
 def candidates_of(question: str, passages: Sequence[str], *,

@@ -117,12 +117,33 @@ def is_code(sentence: str) -> bool:
                 for t in tokens)
     if re.match(r"^\s*(?:\$|#|>>>|\.\.\.)\s", sentence) and function <= 2:
         return True                       # a shell or interpreter prompt line
+    if _defines(s):
+        return False                      # "-Drelocatable=true - Enable application bundle ..."
     if (function == 0 and len(tokens) <= 10 and not re.search(r"[.!?]$", s)
             and any(re.match(r"^-{1,2}\w|.*[/=<>]", t) for t in tokens)):
         return True                       # a bare command line: "git stash pop --index"
     if symbols >= 0.12 * len(s) and function < 0.2 * max(len(words), 1):
         return True
     return codey >= 0.5 * len(tokens) and function < 0.25 * max(len(words), 1)
+
+
+# a term and what it does, as option lists and release notes write them: a name of one or
+# two tokens, " - " or " – " (or ": "), then words; the list marker may stand before it
+_DEFINITION = re.compile(r"^(?:[-*+\u2022]\s+)?(\S+(?:\s\S+)?)\s+[-\u2013\u2014]\s+(\S.*)$|"
+                         r"^(?:[-*+\u2022]\s+)?(\S+):\s+(\S.*)$")
+
+
+def _defines(sentence: str) -> bool:
+    """A term followed by its description in words: "-Drelocatable=true - Enable application
+    bundle relocation support", "--dry-run: Show what would be removed". The description
+    must read as prose: at least three words of letters and no token of code."""
+    m = _DEFINITION.match(sentence)
+    if m is None:
+        return False
+    tail = m.group(2) or m.group(4)
+    tokens = tail.split()
+    return (sum(bool(re.fullmatch(r"[^\W\d_]{2,}[,.;:]?", t)) for t in tokens) >= 3
+            and not any(re.search(r"[(){}\[\];=<>$/]|^-{1,2}\w|::|->|\w_\w", t) for t in tokens))
 
 
 def is_degenerate(sentence: str) -> bool:
