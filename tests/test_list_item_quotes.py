@@ -214,3 +214,34 @@ def test_an_option_item_with_its_description_is_quotable():
     got = _texts(text)
     assert "* -Drelocatable=true - Enable application bundle relocation support" in got
     assert "* -Dgtk_doc=true - Build the API reference documentation" in got
+
+
+def test_markdown_markup_is_no_part_of_a_quote():
+    """Found by annotators on the held-out notes (stop 40, mdnotes2): a Markdown heading was
+    quoted glued to the sentence under it ("## Documentation Complete XMLSec library
+    documentation is published ..."), a blockquote's ">" stayed in the quote, and a
+    blockquote line ("> Stability: 1 - Experimental") was shown as the name of the sentence
+    under it."""
+    readme = ("# XMLSec Library\n\n## Documentation\nComplete XMLSec library documentation is "
+              "published on XMLSec website.\n")
+    assert _texts(readme) == ["Complete XMLSec library documentation is published on XMLSec website."]
+    guide = ("# Commit queue\n\n> Stability: 1 - Experimental\n\ntl;dr: You can land pull requests "
+             "by adding the commit-queue label to it.\n\n> Make sure to check that there are no PRs "
+             "with the label dont-land-on-vX.x.\n")
+    spans = candidate_units(guide)
+    assert [s.text for s in spans] == [
+        "tl;dr: You can land pull requests by adding the commit-queue label to it.",
+        "Make sure to check that there are no PRs with the label dont-land-on-vX.x."]
+    assert all(guide[s.start:s.end] == s.text for s in spans)     # offsets still the file's
+    assert extract.subject_of(guide, spans[0]) is None
+
+
+def test_a_programs_log_lines_are_never_quoted():
+    log = ("The tool prints what it could not do:\n\n"
+           "--28993-- WARNING: unhandled syscall: 435\n"
+           "--28993-- You may be able to write your own handler.\n"
+           "--28993-- Read the file README_MISSING_SYSCALL_OR_IOCTL.\n\n"
+           "Report such syscalls upstream so that they can be supported.\n")
+    got = _texts(log)
+    assert "Report such syscalls upstream so that they can be supported." in got
+    assert not any("28993" in t for t in got), got

@@ -58,9 +58,15 @@ def _term_line(line: str, next_line: str) -> bool:
         and bool(_IDENTIFIER.search(s) or len(words) <= 3)
 
 
+_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+\S")
+"""A Markdown heading line ("## Documentation"): no part of the sentence on the line under it
+("## Documentation Complete XMLSec library documentation is published ..." was quoted as one
+sentence, and annotators judged it noise; stop 40, mdnotes2)."""
+
+
 def _blocks(text: str) -> list[tuple[int, str]]:
     """`text` cut at lines of markup (rules, directives, AsciiDoc "term::" lines and "+"
-    continuations, definition-list terms) and at shell-prompt lines ("$ git stash pop"),
+    continuations, definition-list terms, Markdown headings) and at shell-prompt lines ("$ git stash pop"),
     which would otherwise glue onto the sentence after them: a listing of commands with
     "# comments" read as one long sentence of prose and could be quoted as one."""
     out, start, pos = [], 0, 0
@@ -68,7 +74,8 @@ def _blocks(text: str) -> list[tuple[int, str]]:
     for n, line in enumerate(lines):
         end = pos + len(line)
         nxt = next((x for x in lines[n + 1:n + 3] if x.strip()), "")
-        if line.strip() and (is_markup(line) or _PROMPT_LINE.match(line) or _term_line(line, nxt)):
+        if line.strip() and (is_markup(line) or _PROMPT_LINE.match(line) or _term_line(line, nxt)
+                             or _ATX_HEADING.match(line)):
             if pos > start:
                 out.append((start, text[start:pos]))
             start = end + 1
@@ -83,8 +90,19 @@ def sentence_spans(text: str) -> list[Span]:
     lines of markup separate sentences and are not part of any."""
     out: list[Span] = []
     for base, block in _blocks(text):
-        out += [Span(base + s.start, base + s.end, s.text) for s in _sentences(block)]
+        for s in _sentences(block):
+            quoted = _BLOCKQUOTE.match(s.text)
+            if quoted and quoted.end() < len(s.text) and (base + s.start == 0 or text[base + s.start - 1] == "\n"):
+                s = Span(s.start + quoted.end(), s.end, s.text[quoted.end():])   # the quote, not its ">"
+            out.append(Span(base + s.start, base + s.end, s.text))
     return out
+
+
+_BLOCKQUOTE = re.compile(r">[ \t]+(?=\w)")
+"""A Markdown or e-mail blockquote's marker opening a line ("> Make sure to check that there
+are no PRs with the label ..."): markup, not part of the sentence (annotators judged quotes
+that kept it noise; stop 40, mdnotes2). ">>>" prompts and "> " shell continuations before
+a symbol are no such marker."""
 
 
 def _sentences(text: str) -> list[Span]:
@@ -254,12 +272,13 @@ _OTHER_PROMPT = re.compile(r"^(?:\S*=>|#|%|>>>)")    # psql ("testdb=>"), a comm
 
 def _listing_line(line: str) -> bool:
     """A line of a listing, never a name: a prompt ("$ git commit", "testdb=> SELECT"), a
-    comment, a statement ending in ";", or a line with an AsciiDoc callout ("$ git init
+    comment, a statement ending in ";", a blockquote ("> Stability: 1 - Experimental") or
+    a line with an AsciiDoc callout ("$ git init
     <1>"), whose explanations ("<1> Create a /path/to/my/codebase/.git directory.") follow
     the listing."""
     s = line.strip()
     return bool(_PROMPT_LINE.match(s) or _OTHER_PROMPT.match(s) or s.endswith(";")
-                or _CALLOUT.search(line))
+                or _CALLOUT.search(line) or s.startswith(">"))
 
 
 def _in_block(text: str, line_start: int) -> bool:

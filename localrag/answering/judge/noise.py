@@ -98,6 +98,11 @@ _CODE_OPENING = re.compile(r"(?:\$|#|>>>|\.\.\.|//|--)\s|[\w.\[\]]+\s*[-+*/]?=(?
 _CLOSED = regex.compile(rf"[{lexical.STOPS}][\"')\]」』）]*$")
 
 
+# a line of a program's log or output: valgrind's "--28993--" and "==28993==", the kernel's
+# "[   12.345678]" (annotators judged quoted valgrind lines noise; stop 40, mdnotes2)
+_LOG_LINE = re.compile(r"(?:--|==)\d+(?:--|==)(?:\s|$)|\[\s*\d+\.\d+\]\s")
+
+
 def is_code(sentence: str) -> bool:
     """A code fragment: symbols where prose has words, and few function words. The
     function words are English: a sentence mostly in another script that ends as a
@@ -117,6 +122,8 @@ def is_code(sentence: str) -> bool:
                 for t in tokens)
     if re.match(r"^\s*(?:\$|#|>>>|\.\.\.)\s", sentence) and function <= 2:
         return True                       # a shell or interpreter prompt line
+    if _LOG_LINE.match(s):
+        return True                       # a program's output: "--28993-- You may be able ..."
     if _defines(s):
         return False                      # "-Drelocatable=true - Enable application bundle ..."
     if (function == 0 and len(tokens) <= 10 and not re.search(r"[.!?]$", s)
