@@ -138,7 +138,9 @@ def test_a_query_the_models_cannot_read_leans_on_bm25(tmp_path, make_index):
     ("2024 ???", True, True),                    # no letters
     ("Où est le fichier de configuration par défaut ?", False, True),     # French, by py3langid
     ("Wie kann ich die Größe der Auslagerungsdatei ändern?", False, True),  # German
-    ("vfat mounten Standard-Codepage", True, True),   # ASCII only: no guess, read as English
+    ("vfat mounten Standard-Codepage", True, True),   # ASCII, no word of another language
+    ("wie kann ich eine vfat partition mounten", False, True),  # ASCII German: two such words
+    ("comment changer le mot de passe root", False, True),      # ASCII French
     ("How do I set up the café's printer?", True, True),   # a guess of English
     ("Où est le fichier de configuration par de\u0301faut ?", False, True),   # accents decomposed (NFD)
 ])
@@ -152,8 +154,9 @@ def test_reads_query_by_script_and_language(query, by_english, by_english_german
 
 
 def test_a_plain_ascii_query_never_loads_the_language_identifier(monkeypatch):
-    """py3langid takes about 0.65 s to load: only a query with an accented Latin letter
-    asks it, and a failing identifier reads the query (never an error)."""
+    """py3langid takes about 0.65 s to load: only a query with an accented Latin letter, or
+    two words of another language that English lacks, asks it, and a failing identifier
+    reads the query (never an error)."""
     from indexer import language
 
     asked: list[str] = []
@@ -164,6 +167,9 @@ def test_a_plain_ascii_query_never_loads_the_language_identifier(monkeypatch):
 
     monkeypatch.setattr(language, "guess_language", guess)
     assert language.reads_query(("en",), "Where is the spare key? error E1234 --force")
+    # English sharing one such word, or words that are English too ("die", "was", "on")
+    assert language.reads_query(("en",), "Why does the daemon die when the config was on NFS?")
+    assert language.reads_query(("en",), "set la variable PATH")
     assert asked == []
     monkeypatch.setattr(language, "guess_language", lambda text: None)
     assert language.reads_query(("en",), "Où est le fichier par défaut ?")
