@@ -245,3 +245,25 @@ def test_a_programs_log_lines_are_never_quoted():
     got = _texts(log)
     assert "Report such syscalls upstream so that they can be supported." in got
     assert not any("28993" in t for t in got), got
+
+
+def test_table_rows_are_never_one_long_sentence():
+    """A Markdown table reaches the index as rows of cells apart by runs of spaces; rows
+    that followed each other read as one sentence of cells and were quoted ("Memory V8 heap
+    profiler No Yes 1 Memory V8 sampling heap profiler No Yes 1 ...", judged noise on the
+    held-out notes, stop 40)."""
+    from indexer.parsers import parse_bytes
+
+    md = ("# Tiers\n\nTools in tier 1 are tested on every change.\n\n"
+          "| Tool Type | Tool/API Name | Regular Testing | Integrated | Target Tier |\n"
+          "|-----------|---------------|-----------------|------------|-------------|\n"
+          "| Memory    | V8 heap profiler | No | Yes | 1 |\n"
+          "| Memory    | V8 sampling heap profiler | No | Yes | 1 |\n"
+          "| Debugger  | Command line Debug Client | ? | Yes | 1 |\n"   # a cell that ends a "sentence"
+          "| Tracing   | trace_gc | No | Yes | 1 |\n\n"
+          "The table is reviewed once a year.\n")
+    text = parse_bytes(md.encode(), ext=".md", name="tiers.md").text
+    got = _texts(text)
+    assert "Tools in tier 1 are tested on every change." in got
+    assert "The table is reviewed once a year." in got
+    assert not any("heap profiler" in t for t in got), got

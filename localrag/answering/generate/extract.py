@@ -64,6 +64,12 @@ _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+\S")
 sentence, and annotators judged it noise; stop 40, mdnotes2)."""
 
 
+_TABLE_ROW = re.compile(r"\S {3,}\S.* {3,}\S.* {3,}\S")
+"""A table row as the parsers lay a table out (cells apart by runs of spaces; four cells or
+more: "Memory      V8 heap profiler      No      Yes      1"): rows that followed each other
+read as one long sentence of cells (annotators judged such a quote noise; stop 40, mdnotes2)."""
+
+
 def _blocks(text: str) -> list[tuple[int, str]]:
     """`text` cut at lines of markup (rules, directives, AsciiDoc "term::" lines and "+"
     continuations, definition-list terms, Markdown headings) and at shell-prompt lines ("$ git stash pop"),
@@ -75,7 +81,7 @@ def _blocks(text: str) -> list[tuple[int, str]]:
         end = pos + len(line)
         nxt = next((x for x in lines[n + 1:n + 3] if x.strip()), "")
         if line.strip() and (is_markup(line) or _PROMPT_LINE.match(line) or _term_line(line, nxt)
-                             or _ATX_HEADING.match(line)):
+                             or _ATX_HEADING.match(line) or _TABLE_ROW.search(line)):
             if pos > start:
                 out.append((start, text[start:pos]))
             start = end + 1
