@@ -22,7 +22,9 @@
    (bench/answer_combination.py --choose-rule; the shipped constants' figures beside);
 9. search on the Debian Reference in English, Japanese, Chinese, German and French
    (bench/other_languages.py: the cosine weight for a query in another language chosen on
-   Japanese, Chinese, German and French left out);
+   Japanese, Chinese, German and French left out), and on the Markdown notes answered by
+   list items (mdnotes; mdnotes2, held out): search and how often the quotes hold the key
+   phrase;
 10. speed against the main the issue was filed on (006a393): answer p50 and fresh-process
    `localrag search` p50 (default, i.e. with the second stage; without it; with the learned
    ranker), side by side in turns, and the second stage's cost per query in one warm
@@ -72,6 +74,8 @@ def main() -> None:
         "postgres-v3,debref-v3,zsh-v3", "--fit-on", "kernel,git,rust,vim", "--choose-rule"])
     run("search in other languages (the Debian Reference translated; Japanese chooses)", [
         "bench/other_languages.py", "--alphas", "0.5,0.3,0.2,0.1,0", "--quotes"])
+    run("notes answered by list items: search and quotes (mdnotes; mdnotes2 held out)", [
+        "bench/other_languages.py", "--corpora", "mdnotes,mdnotes2", "--quotes"])
     if not args.no_speed:
         run("speed against main 006a393", ["bench/bench_speed_vs_main.py", "--main-ref", "006a393"])
 
