@@ -103,9 +103,10 @@ def sentence_spans(text: str) -> list[Span]:
     out: list[Span] = []
     for base, block in _blocks(text):
         for s in _sentences(block):
+            at = base + s.start
             quoted = _BLOCKQUOTE.match(s.text)
-            if quoted and quoted.end() < len(s.text) and (base + s.start == 0 or text[base + s.start - 1] == "\n"):
-                s = Span(s.start + quoted.end(), s.end, s.text[quoted.end():])   # the quote, not its ">"
+            if quoted and quoted.end() < len(s.text) and (at == 0 or text[at - 1] == "\n"):
+                s = Span(s.start + quoted.end(), s.end, s.text[quoted.end():])   # not its ">"
             out.append(Span(base + s.start, base + s.end, s.text))
     return out
 
@@ -284,10 +285,9 @@ _OTHER_PROMPT = re.compile(r"^(?:\S*=>|#|%|>>>)")    # psql ("testdb=>"), a comm
 
 def _listing_line(line: str) -> bool:
     """A line of a listing, never a name: a prompt ("$ git commit", "testdb=> SELECT"), a
-    comment, a statement ending in ";", a blockquote ("> Stability: 1 - Experimental") or
-    a line with an AsciiDoc callout ("$ git init
-    <1>"), whose explanations ("<1> Create a /path/to/my/codebase/.git directory.") follow
-    the listing."""
+    comment, a statement ending in ";", a blockquote ("> Stability: 1 - Experimental") or a
+    line with an AsciiDoc callout ("$ git init   <1>"), whose explanations ("<1> Create a
+    /path/to/my/codebase/.git directory.") follow the listing."""
     s = line.strip()
     return bool(_PROMPT_LINE.match(s) or _OTHER_PROMPT.match(s) or s.endswith(";")
                 or _CALLOUT.search(line) or s.startswith(">"))
