@@ -41,10 +41,13 @@ _identifier: Any = None
 _identifier_lock = threading.Lock()
 
 
-# Words of German, French, Spanish, Italian, Portuguese and Dutch that are no English words
-# (no "die", "was", "man", "on", "as", "is"): two of them in an ASCII query ("wie mounte ich
-# eine vfat partition") send it to the language guess too. None of the bench's 1,136
-# English questions holds two (bench/other_languages.py).
+# Common words of German, French, Spanish, Italian, Portuguese and Dutch, without the most
+# common English words ("die", "was", "man", "on", "as", "is"): two of them standing as words
+# in an ASCII query ("wie mounte ich eine vfat partition") send it to the language guess too,
+# which decides (a few are English or technical words as well: "comment", "non", "der"; an
+# English question that holds two pays the identifier's load and is read as English). None
+# of the bench's 1,136 English questions holds two (bench/other_languages.py). Only words
+# alone count: not the "non" of "non-empty", the "com" of "example.com" or the "la" of "-la".
 OTHER_LANGUAGE_WORDS = frozenset("""
     der das und ist nicht wie ich mit auf ein eine einen einem kann wird sich oder welche
     welcher warum wann mein meine meinen wenn dass zum zur bei nach gibt
@@ -52,7 +55,7 @@ OTHER_LANGUAGE_WORDS = frozenset("""
     que qui pas mon mes sont
     el los las una por para con como del het een niet hoe wat ik mijn voor gli della che non
     sono um uma com dos em""".split())
-_ASCII_WORD = regex.compile(r"[a-z]+")
+_ASCII_WORD = regex.compile(r"(?<![\w.\-/])[a-z]+(?![\w.\-/])")
 
 
 def _other_words(query: str) -> bool:

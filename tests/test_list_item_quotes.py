@@ -267,3 +267,27 @@ def test_table_rows_are_never_one_long_sentence():
     assert "Tools in tier 1 are tested on every change." in got
     assert "The table is reviewed once a year." in got
     assert not any("heap profiler" in t for t in got), got
+
+
+def test_the_markup_rules_leave_prose_comments_and_symbols_alone():
+    """What the rules above must not catch (a review of stop 40): a fully justified line of
+    prose is no table row, a "#" line that ends as a sentence is a script's comment, not a
+    heading, a ">" before a number means "more than", a blockquote keeps the name line above
+    it, and sentences that differ only in a symbol or a letter's case are two units."""
+    justified = ("The backup job runs every night at two in the morning and copies the home\n"
+                 "directories    to   the   NAS;   older   snapshots   are   pruned\n"
+                 "after thirty days, so restore within a month.\n")
+    assert len(_texts(justified)) == 1 and "directories to the NAS" in _texts(justified)[0]
+    script = ("#!/bin/sh\n# Retry the upload three times because the NAS often drops the first "
+              "connection.\nfor i in 1 2 3; do upload && break; done\n")
+    assert any(t.startswith("# Retry the upload") for t in _texts(script))
+    assert _texts("Alert thresholds for the NAS:\n\n> 90% disk usage pages the on-call admin.\n") \
+        == ["> 90% disk usage pages the on-call admin."]
+    guc = ("max_wal_senders (integer)\n\n> Specifies the maximum number of concurrent "
+           "connections from standby servers.\n")
+    span = candidate_units(guc)[0]
+    assert span.text.startswith("Specifies") and guc[span.start:span.end] == span.text
+    assert extract.subject_of(guc, span).text == "max_wal_senders (integer)"
+    assert _texts("The library is written in C.\n\nThe library is written in C++.\n") == [
+        "The library is written in C.", "The library is written in C++."]
+    assert len(_texts("Use -r to recurse into folders.\n\nUse -R to recurse into folders.\n")) == 2

@@ -344,8 +344,11 @@ def test_a_documentations_note_is_quotable_but_the_prompts_note_is_not():
     ("git stash pop --index", True),                 # a command line, as before
     ("ls -l - foo", True),                           # no description in words
     ("--color=auto - x=1 y=2 z=3", True),            # the description is code too
+    ("--28993-- You may be able to write your own handler.", True),    # valgrind's log
+    ("[   12.345678] usb 1-1: new high-speed USB device number 2", True),   # the kernel's
+    ("[1.5] Added support for reading compressed archives from standard input.", False),
 ])
-def test_a_term_with_its_description_in_words_is_no_code(sentence, code):
+def test_a_term_with_its_description_or_a_log_line(sentence, code):
     from localrag.answering.judge.noise import is_code
 
     assert is_code(sentence) is code

@@ -170,6 +170,9 @@ def test_a_plain_ascii_query_never_loads_the_language_identifier(monkeypatch):
     # English sharing one such word, or words that are English too ("die", "was", "on")
     assert language.reads_query(("en",), "Why does the daemon die when the config was on NFS?")
     assert language.reads_query(("en",), "set la variable PATH")
+    # only words standing alone: not the "non" of "non-empty" or the "com" of "example.com"
+    assert language.reads_query(("en",), "How do I add a comment to a non-empty file?")
+    assert language.reads_query(("en",), "mail from des@example.com was rejected")
     assert asked == []
     monkeypatch.setattr(language, "guess_language", lambda text: None)
     assert language.reads_query(("en",), "Où est le fichier par défaut ?")

@@ -59,19 +59,28 @@ def _term_line(line: str, next_line: str) -> bool:
 
 
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+\S")
-"""A Markdown heading line ("## Documentation"): no part of the sentence on the line under it
-("## Documentation Complete XMLSec library documentation is published ..." was quoted as one
-sentence, and annotators judged it noise; stop 40, mdnotes2)."""
+
+
+def _heading_line(line: str) -> bool:
+    """A Markdown heading line ("## Documentation"): no part of the sentence on the line under
+    it ("## Documentation Complete XMLSec library documentation is published ..." was quoted
+    as one sentence, and annotators judged it noise; stop 40, mdnotes2). A "#" line that ends
+    as a sentence does is a comment of a script or a config file ("# Retry the upload three
+    times because the NAS often drops the first connection."), often the only explanation
+    there is: it stays a sentence."""
+    return bool(_ATX_HEADING.match(line)) and not _ENDS_SENTENCE.search(line.rstrip())
 
 
 _CELL_GAP = re.compile(r"\S {3,}(?=\S)")
 
 
 def _table_row(line: str) -> bool:
-    """A table row as the parsers lay a table out (cells apart by runs of spaces; four cells
-    or more: "Memory      V8 heap profiler      No      Yes      1"): rows that followed each
-    other read as one long sentence of cells (annotators judged such a quote noise; stop 40,
-    mdnotes2). Counted gap by gap, in one pass over the line."""
+    """A line that may be a table row as the parsers lay a table out (cells apart by runs of
+    spaces; four cells or more: "Memory      V8 heap profiler      No      Yes      1"): rows
+    that followed each other read as one long sentence of cells (annotators judged such a
+    quote noise; stop 40, mdnotes2). Counted gap by gap, in one pass over the line. _blocks
+    takes it for a row only beside another such line: a fully justified line of a man page
+    ("directories    to   the   NAS;   older   snapshots") has prose lines around it."""
     return len(_CELL_GAP.findall(line)) >= 3
 
 
@@ -83,11 +92,13 @@ def _blocks(text: str) -> list[tuple[int, str]]:
     quoted as one."""
     out, start, pos = [], 0, 0
     lines = text.split("\n")
+    rows = [_table_row(line) for line in lines]
     for n, line in enumerate(lines):
         end = pos + len(line)
         nxt = next((x for x in lines[n + 1:n + 3] if x.strip()), "")
+        row = rows[n] and ((n > 0 and rows[n - 1]) or (n + 1 < len(lines) and rows[n + 1]))
         if line.strip() and (is_markup(line) or _PROMPT_LINE.match(line) or _term_line(line, nxt)
-                             or _ATX_HEADING.match(line) or _table_row(line)):
+                             or _heading_line(line) or row):
             if pos > start:
                 out.append((start, text[start:pos]))
             start = end + 1
@@ -111,11 +122,11 @@ def sentence_spans(text: str) -> list[Span]:
     return out
 
 
-_BLOCKQUOTE = re.compile(r">[ \t]+(?=\w)")
+_BLOCKQUOTE = re.compile(r">[ \t]+(?=[^\W\d_])")
 """A Markdown or e-mail blockquote's marker opening a line ("> Make sure to check that there
 are no PRs with the label ..."): markup, not part of the sentence (annotators judged quotes
-that kept it noise; stop 40, mdnotes2). ">>>" prompts and "> " shell continuations before
-a symbol are no such marker."""
+that kept it noise; stop 40, mdnotes2). Before a letter only: "> 90% disk usage pages the
+on-call admin." means more than 90%, and ">>>" is a prompt."""
 
 
 def _sentences(text: str) -> list[Span]:
@@ -424,8 +435,9 @@ def subject_of(text: str, span: Span) -> Span | None:
     indented description has its term all the same (_description_term)."""
     opening = _paragraph_opening(text, span)
     line_start = text.rfind("\n", 0, opening) + 1
-    if text[line_start:opening].strip():
-        return None                      # the paragraph starts mid-line: no line above it
+    if text[line_start:opening].strip().lstrip(">").strip():
+        return None                      # the paragraph starts mid-line (a blockquote's ">"
+        #                                  aside): no line above it
     pos, blanks, lines = line_start, 0, []
     while pos > 0 and len(lines) < 4:
         prev_start = text.rfind("\n", 0, pos - 1) + 1
@@ -770,9 +782,10 @@ def candidate_units(text: str, *, question: str = "",
 
 
 def _said(sentence: str) -> str:
-    """What a sentence says, for finding it again: its words, numbers and names in lower
-    case (whitespace, markup and punctuation aside)."""
-    return " ".join(re.findall(r"\w+", sentence.lower()))
+    """What a sentence says, for finding it again: its characters without white space and
+    emphasis markup ("*", "`"). Case and symbols count: "written in C." is not "written in
+    C++.", "Use -r" not "Use -R", "x > 0" not "x < 0"."""
+    return re.sub(r"[\s*`]+", "", sentence)
 
 
 def candidates_of(question: str, passages: Sequence[str], *,

@@ -98,9 +98,10 @@ _CODE_OPENING = re.compile(r"(?:\$|#|>>>|\.\.\.|//|--)\s|[\w.\[\]]+\s*[-+*/]?=(?
 _CLOSED = regex.compile(rf"[{lexical.STOPS}][\"')\]」』）]*$")
 
 
-# a line of a program's log or output: valgrind's "--28993--" and "==28993==", the kernel's
-# "[   12.345678]" (annotators judged quoted valgrind lines noise; stop 40, mdnotes2)
-_LOG_LINE = re.compile(r"(?:--|==)\d+(?:--|==)(?:\s|$)|\[\s*\d+\.\d+\]\s")
+# a line of a program's log or output: valgrind's "--28993--" and "==28993==" (a process id),
+# the kernel's "[   12.345678]" (annotators judged quoted valgrind lines noise; stop 40,
+# mdnotes2); not a changelog's "[1.5] Added support for ..."
+_LOG_LINE = re.compile(r"(?:--|==)\d{2,}(?:--|==)(?:\s|$)|\[\s*\d+\.\d{3,}\]\s")
 
 
 def is_code(sentence: str) -> bool:
