@@ -24,6 +24,7 @@ KINDS: dict[str, str] = {
     "unsupported_type": "unsupported file types",
     "too_large": "over the size limit",
     "minified": "minified code (*.min.js, *.min.css, *.min.mjs, *.min.cjs)",
+    "generated": "a documentation site's generated files (search index, scripts, source copies)",
     "empty": "empty files",
     "binary": "binary content",
     "no_text": "no text to index",

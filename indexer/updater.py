@@ -176,7 +176,7 @@ class UpdateRun:
     # format localrag learned to read, a raised size limit) is read, though unchanged
     _WALKER_KINDS = frozenset({"unsupported_type", "too_large", "hidden", "gitignore",
                                "ignored_folder", "symlink", "special_file", "empty", "bad_name",
-                               "minified"})
+                               "minified", "generated"})
 
     def _walker_changed_its_mind(self, row: FileRow) -> bool:
         return row.state == "skipped" and row.reason_kind in self._WALKER_KINDS

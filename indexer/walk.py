@@ -13,6 +13,7 @@ import stat as stat_mod
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from indexer.doc_builds import DocBuilds
 from indexer.options import IndexOptions
 from indexer.parsers import STREAMED_EXT
 from indexer.reading import os_error_kind, os_error_reason, special_file_reason, too_large_reason
@@ -130,6 +131,7 @@ class Walker:
         self.visited: dict[tuple[int, int], str] = {}
         self.links: list[tuple[str, _Gitignores]] = []
         self.file_links: list[tuple[str, str]] = []   # (link path, real path)
+        self.doc_builds = DocBuilds(root, options.extensions)   # a documentation site's generated files
 
     # --- public ---------------------------------------------------------------------
     def scan(self, scope: str) -> None:
@@ -192,6 +194,9 @@ class Walker:
         source = ignores.ignored_by(path, True)
         if source:
             return "gitignore", f"ignored by {source}"
+        generated = self.doc_builds.reason(path, is_dir=True)
+        if generated:
+            return "generated", generated
         return None
 
     def _walk_dirs(self, top: str, ignores: _Gitignores) -> None:
@@ -303,6 +308,10 @@ class Walker:
         if name.lower().endswith(MINIFIED_SUFFIXES):
             self._skip(path, "minified", "minified code (a machine-written copy; its readable "
                        "source, if you have it, is indexed instead)", st=st)
+            return
+        generated = self.doc_builds.reason(path, is_dir=False)
+        if generated:
+            self._skip(path, "generated", generated, st=st)
             return
         if st.st_size > self.options.max_file_bytes and ext not in STREAMED_EXT:
             self._skip(path, "too_large", too_large_reason(st.st_size, self.options.max_file_bytes),

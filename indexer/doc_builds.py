@@ -1,0 +1,149 @@
+"""Documentation sites built by a generator: which of their files are the generator's own.
+
+A folder of documentation as a package or a download installs it (the HTML of a Sphinx or
+mdBook project) holds, beside the pages a person reads, what the generator wrote for the
+site itself. Indexed, those files crowd out the pages: on Flask's documentation (Debian's
+python-flask-doc) a third of the top-5 search results were Sphinx's copies of the pages'
+sources (`_sources/*.rst.txt`), and the largest "documents" were its search index
+(`searchindex.js`: 212 chunks of a machine-written word list) and the site's jQuery (202).
+So the walker skips them, with a reason that says which pages stand for them:
+- Sphinx (a folder whose `searchindex.js` starts with `Search.setIndex(`, or whose
+  `objects.inv` is a Sphinx inventory): `searchindex.js`; the folder `_static` (the theme's
+  scripts, styles and images); a copy `_sources/<page>.<suffix>.txt` whose rendered page
+  `<page>.html` is there (a source without its page is still indexed: then it is all there
+  is); the generated index and search pages (`genindex*.html`, `*modindex.html`,
+  `search.html`).
+- mdBook (a folder with `book.js` and `searcher.js`, or a `searchindex.js` that sets
+  `window.search`): its search index, every script and style at the top of the book, the
+  folders `css`, `fonts` and `FontAwesome`, and `print.html` (the whole book again on one
+  page; its chapters are indexed one by one).
+
+A build is recognised by the files its generator always writes, read from the nearest
+folder above a path up to the root being indexed, so the rule holds for a build anywhere in
+a folder of notes and for a watcher's single-file event alike; nothing else is touched.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+SPHINX = "Sphinx"
+MDBOOK = "mdBook"
+
+_SPHINX_INDEX = b"Search.setIndex("
+_SPHINX_INVENTORY = b"# Sphinx inventory"
+_MDBOOK_INDEX = (b"Object.assign(window.search", b"window.search")
+_SPHINX_PAGES = re.compile(r"(genindex(-[^/]*)?|[a-z]*-?modindex|search)\.html?", re.IGNORECASE)
+_SITE_ASSETS = (".js", ".mjs", ".css")
+_MDBOOK_FOLDERS = ("css", "fonts", "FontAwesome")
+
+
+def _starts_with(path: str, prefixes: tuple[bytes, ...]) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        return False
+    return head.startswith(prefixes)
+
+
+def generator_of(folder: str) -> str | None:
+    """SPHINX or MDBOOK when `folder` is the top of a site that generator built, else None."""
+    index = os.path.join(folder, "searchindex.js")
+    if _starts_with(index, (_SPHINX_INDEX,)) or _starts_with(os.path.join(folder, "objects.inv"),
+                                                             (_SPHINX_INVENTORY,)):
+        return SPHINX
+    if _starts_with(index, _MDBOOK_INDEX) or (os.path.isfile(os.path.join(folder, "book.js"))
+                                               and os.path.isfile(os.path.join(folder, "searcher.js"))):
+        return MDBOOK
+    return None
+
+
+class DocBuilds:
+    """The generated-file rule for one root's walk (folders' generators cached)."""
+
+    def __init__(self, root: str, extensions: list[str] | tuple[str, ...] = (".html",)) -> None:
+        self.root = os.path.normpath(root)
+        self.pages_indexed = ".html" in extensions   # else a source copy is all there is
+        self._generator: dict[str, str | None] = {}
+
+    def _generator_at(self, folder: str) -> str | None:
+        if folder not in self._generator:
+            self._generator[folder] = generator_of(folder)
+        return self._generator[folder]
+
+    def _site_of(self, path: str) -> tuple[str, str] | None:
+        """(site folder, generator) of the nearest site above `path`, within the root."""
+        folder = os.path.dirname(os.path.normpath(path))
+        while folder == self.root or folder.startswith(self.root.rstrip(os.sep) + os.sep):
+            generator = self._generator_at(folder)
+            if generator:
+                return folder, generator
+            if folder == self.root:
+                break
+            folder = os.path.dirname(folder)
+        return None
+
+    def reason(self, path: str, *, is_dir: bool) -> str | None:
+        """Why `path` is the generator's own file (a reason for a person), else None."""
+        site = self._site_of(path)
+        if site is None:
+            return None
+        folder, generator = site
+        rel = os.path.relpath(path, folder).replace(os.sep, "/")
+        parts = rel.split("/")
+        if generator == SPHINX:
+            return _sphinx_reason(folder, rel, parts, is_dir, self.pages_indexed)
+        return _mdbook_reason(rel, parts, is_dir)
+
+
+def _sphinx_reason(folder: str, rel: str, parts: list[str], is_dir: bool, pages_indexed: bool) -> str | None:
+    if is_dir:
+        if rel == "_static":
+            return ("the Sphinx site's scripts, styles and images (its pages are indexed; "
+                    "generated by the documentation build)")
+        return None
+    if rel == "searchindex.js":
+        return "Sphinx's search index: a machine-written word list of the pages beside it, which are indexed"
+    if len(parts) == 1 and _SPHINX_PAGES.fullmatch(parts[0]):
+        return "a page Sphinx generates to list or search the others (links only); the pages are indexed"
+    if parts[0] == "_sources" and len(parts) > 1 and pages_indexed:
+        page = rendered_page(folder, "/".join(parts[1:]))
+        if page:
+            return (f"Sphinx's copy of the source of {page}, which is indexed (the page has its "
+                    "cross references resolved and the API entries the source only names)")
+    return None
+
+
+def _mdbook_reason(rel: str, parts: list[str], is_dir: bool) -> str | None:
+    if is_dir:
+        if rel in _MDBOOK_FOLDERS:
+            return "the mdBook site's styles and fonts (its chapters are indexed)"
+        return None
+    if len(parts) != 1:
+        return None
+    name = parts[0]
+    if name in ("searchindex.js", "searchindex.json"):
+        return "mdBook's search index: a machine-written word list of the chapters, which are indexed"
+    if name == "print.html":
+        return "mdBook's whole book on one page: the same text as its chapters, which are indexed one by one"
+    if name.lower().endswith(_SITE_ASSETS):
+        return "a script or style of the mdBook site (its chapters are indexed)"
+    return None
+
+
+def rendered_page(folder: str, source: str) -> str | None:
+    """The page Sphinx rendered from `_sources/<source>`, relative to the site, when it is
+    there: "api.rst.txt" (or an old build's "api.txt") -> "api.html", or "api/index.html"
+    of the dirhtml builder."""
+    stem = source[:-4] if source.endswith(".txt") else source
+    stems = [stem]                       # "os.path.txt" of an old build: "os.path.html"
+    base, dot, suffix = stem.rpartition(".")
+    if dot and base and "/" not in suffix:
+        stems.append(base)               # "api.rst.txt": "api.html"
+    for s in stems:
+        for page in (f"{s}.html", f"{s}/index.html"):
+            if os.path.isfile(os.path.join(folder, page)):
+                return page
+    return None

@@ -1,0 +1,138 @@
+"""A documentation site's generated files (indexer/doc_builds.py): Sphinx's search index,
+theme assets, source copies and index pages, and mdBook's, are skipped with a reason that
+names the page standing for them; the pages, and anything not from a generator, are
+indexed."""
+
+from __future__ import annotations
+
+import os
+
+from indexer.doc_builds import MDBOOK, SPHINX, generator_of, rendered_page
+from indexer.options import IndexOptions
+from indexer.walk import scan
+
+EXTS = [".txt", ".md", ".html", ".js", ".css"]
+
+
+def sphinx_site(root):
+    """A Sphinx HTML build as `sphinx-build -b html` writes it (the files that matter here)."""
+    (root / "_static").mkdir(parents=True)
+    (root / "_sources" / "library").mkdir(parents=True)
+    (root / "library").mkdir()
+    (root / "searchindex.js").write_text('Search.setIndex({"docnames": ["api", "library/os.path"], '
+                                         '"terms": {"jsonifi": [0, 1]}})')
+    (root / "objects.inv").write_bytes(b"# Sphinx inventory version 2\n# Project: Demo\n")
+    (root / "_static" / "jquery.js").write_text("/*! jQuery v3.6.0 */\n(function(global) { return 1; })(this);\n")
+    (root / "_static" / "basic.css").write_text("div.body { min-width: 360px; }\n")
+    (root / "api.html").write_text("<h1>API</h1><dl><dt>demo.jsonify(*args)</dt>"
+                                   "<dd>Serialize the arguments as JSON.</dd></dl>")
+    (root / "library" / "os.path.html").write_text("<h1>os.path</h1><p>Path names.</p>")
+    (root / "_sources" / "api.rst.txt").write_text("API\n===\n\n.. autofunction:: demo.jsonify\n")
+    (root / "_sources" / "library" / "os.path.txt").write_text("os.path\n=======\n\nPath names.\n")
+    (root / "_sources" / "draft.rst.txt").write_text("Draft\n=====\n\nA page that was not rendered.\n")
+    for page in ("genindex.html", "genindex-J.html", "py-modindex.html", "search.html"):
+        (root / page).write_text("<p>Index: jsonify() (in module demo)</p>")
+    return root
+
+
+def rel_kinds(result, root) -> dict[str, str]:
+    return {os.path.relpath(p, root): s.kind for p, s in result.skips.items()}
+
+
+def test_a_sphinx_sites_generated_files_are_skipped_and_its_pages_indexed(tmp_path):
+    root = sphinx_site(tmp_path / "docs" / "html")
+    (tmp_path / "docs" / "notes.md").write_text("My own notes beside the site.\n")
+    result = scan([(str(tmp_path / "docs"), str(tmp_path / "docs"))], IndexOptions(extensions=EXTS))
+    indexed = sorted(os.path.relpath(p, root) for p in result.candidates)
+    assert indexed == ["../notes.md", "_sources/draft.rst.txt", "api.html", "library/os.path.html"]
+    assert rel_kinds(result, root) == {
+        "_static": "generated", "searchindex.js": "generated", "_sources/api.rst.txt": "generated",
+        "_sources/library/os.path.txt": "generated", "genindex.html": "generated",
+        "genindex-J.html": "generated", "py-modindex.html": "generated", "search.html": "generated",
+        "objects.inv": "unsupported_type"}
+    reasons = {os.path.relpath(p, root): s.reason for p, s in result.skips.items()}
+    assert "copy of the source of api.html, which is indexed" in reasons["_sources/api.rst.txt"]
+    assert "library/os.path.html" in reasons["_sources/library/os.path.txt"]   # an old build's copy
+    assert "search index" in reasons["searchindex.js"]
+    # with HTML not among the extensions indexed, the copies are what there is to read
+    result = scan([(str(root), str(root))], IndexOptions(extensions=[".txt"]))
+    assert sorted(os.path.relpath(p, root) for p in result.candidates) == [
+        "_sources/api.rst.txt", "_sources/draft.rst.txt", "_sources/library/os.path.txt"]
+
+
+def test_a_single_file_event_inside_a_site_follows_the_same_rule(tmp_path):
+    """The watcher scans one path: the rule finds the site above it all the same."""
+    root = sphinx_site(tmp_path / "html")
+    options = IndexOptions(extensions=EXTS)
+    for rel, kept in (("_sources/api.rst.txt", False), ("_static/jquery.js", False),
+                      ("api.html", True), ("_sources/draft.rst.txt", True)):
+        result = scan([(str(root), str(root / rel))], options)
+        assert (str(root / rel) in result.candidates) is kept, rel
+        if not kept:
+            assert not result.candidates
+
+
+def test_files_of_the_same_names_outside_a_site_are_indexed(tmp_path):
+    """Only a generator's signature makes a site: a project's own searchindex.js, a
+    `_sources` or `_static` folder and a print.html are ordinary files elsewhere."""
+    root = tmp_path / "project"
+    (root / "_static").mkdir(parents=True)
+    (root / "_sources").mkdir()
+    (root / "searchindex.js").write_text("export const searchIndex = new Map();\n")
+    (root / "_static" / "app.js").write_text("function toggle() { return 1; }\n")
+    (root / "_sources" / "api.rst.txt").write_text("API\n===\n\nText.\n")
+    (root / "api.html").write_text("<p>API</p>")
+    (root / "print.html").write_text("<p>Printable</p>")
+    (root / "search.html").write_text("<p>Search</p>")
+    result = scan([(str(root), str(root))], IndexOptions(extensions=EXTS))
+    assert not result.skips
+    assert len(result.candidates) == 6
+    assert generator_of(str(root)) is None
+
+
+def test_an_mdbook_sites_generated_files_are_skipped(tmp_path):
+    root = tmp_path / "book"
+    (root / "css").mkdir(parents=True)
+    (root / "FontAwesome" / "css").mkdir(parents=True)
+    (root / "css" / "chrome.css").write_text(".sidebar { width: 300px; }\n")
+    (root / "FontAwesome" / "css" / "font-awesome.css").write_text(".fa { display: inline; }\n")
+    (root / "book.js").write_text("function playground_text(playground) { return 1; }\n")
+    (root / "searcher.js").write_text("window.search = window.search || {};\n")
+    (root / "searchindex.js").write_text('Object.assign(window.search, {"doc_urls": ["ch01.html#intro"]});')
+    (root / "print.html").write_text("<h1>Intro</h1><p>Everything again.</p>")
+    (root / "ch01.html").write_text("<h1>Intro</h1><p>Chapter one.</p>")
+    assert generator_of(str(root)) == MDBOOK
+    result = scan([(str(root), str(root))], IndexOptions(extensions=EXTS))
+    assert [os.path.relpath(p, root) for p in result.candidates] == ["ch01.html"]
+    assert rel_kinds(result, root) == {k: "generated" for k in (
+        "css", "FontAwesome", "book.js", "searcher.js", "searchindex.js", "print.html")}
+
+
+def test_rendered_page_of_a_source_copy(tmp_path):
+    root = sphinx_site(tmp_path / "html")
+    assert generator_of(str(root)) == SPHINX
+    assert rendered_page(str(root), "api.rst.txt") == "api.html"
+    assert rendered_page(str(root), "library/os.path.txt") == "library/os.path.html"
+    assert rendered_page(str(root), "draft.rst.txt") is None
+    (root / "guide").mkdir()
+    (root / "guide" / "index.html").write_text("<p>dirhtml</p>")
+    assert rendered_page(str(root), "guide.rst.txt") == "guide/index.html"
+
+
+def test_indexing_a_site_keeps_only_its_pages_and_drops_copies_indexed_before(make_index, tmp_path):
+    """Real index: the source copy of a page not yet rendered is indexed; once its page is
+    there, the next update drops the copy (the walker changed its mind) and search finds
+    the page alone."""
+    root = sphinx_site(tmp_path / "html")
+    idx = make_index(IndexOptions(extensions=EXTS))
+    idx.add_root(root)
+    report = idx.update()
+    assert report.added == 3 and report.errors == 0      # api.html, os.path.html, the draft's copy
+    hits = idx.search("A page that was not rendered", k=3)
+    assert hits and hits[0].path.endswith("_sources/draft.rst.txt")
+    (root / "draft.html").write_text("<h1>Draft</h1><p>A page that was not rendered, now rendered.</p>")
+    idx.update()
+    paths = {p.path for p in idx.search("A page that was not rendered", k=5)}
+    assert str(root / "draft.html") in paths
+    assert not any("_sources" in p for p in paths)
+    assert idx.status().files_indexed == 3
