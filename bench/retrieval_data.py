@@ -22,6 +22,10 @@ Corpora are public documentation installed from Debian packages:
   written while reading its answers);
 - mdnotes2 (held out, stop 40): 60 more such files (Node.js's contributor guides, eight
   READMEs), none of mdnotes's.
+- flask (held out, stop 41: nothing was chosen on it): python-flask-doc's Sphinx HTML site
+  whole, as a person would point localrag at it (`/usr/share/doc/python-flask-doc/html`:
+  pages, `_sources` copies, `_static`, search index; the walker decides what is indexed);
+  questions written by an annotator session from the rendered pages only.
 The Python and SQLite documentation are deliberately not used (kept for checks nobody
 here sees).
 """
@@ -55,9 +59,11 @@ VIM_ROOT = Path("/usr/share/vim/vim90/doc")
 VIM_REFERENCE = ("options change motion pattern cmdline insert undo windows tabpage fold map autocmd "
                  "quickfix diff editing starting various spell recover visual indent terminal").split()
 ZSH_ROOT = Path("/usr/share/doc/zsh-common/html")
+FLASK_ROOT = Path("/usr/share/doc/python-flask-doc/html")
 CORPORA = ("kernel", "git", "postgres", "debref")
 TRAINING_ONLY = ("rust", "vim")    # labelled for training the relevance model; no measured sets
 ROLE_RULE_ONLY = ("zsh",)          # judged answers for choosing the answer-role rule
+SITES = ("flask",)                 # a documentation site indexed whole (its generated files too)
 NOTES_ONLY = ("mdnotes", "mdnotes2")          # list-item answers in Markdown notes (bench/markdown_notes.py)
 LANGUAGES = ("debref-ja", "debref-de", "debref-zh-cn", "debref-fr")   # the Debian Reference translated
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
@@ -118,6 +124,8 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
         files = [p for p in ZSH_ROOT.glob("*.html")
                  if not p.name.endswith("-Index.html") and p.name not in ("index.html", "zsh_toc.html")]
         return Corpus(name, ZSH_ROOT, sorted(files))
+    if name == "flask":   # every file, links followed, as the folder is installed
+        return Corpus(name, FLASK_ROOT, sorted(p for p in FLASK_ROOT.rglob("*") if p.is_file()))
     if name in NOTES_ONLY:
         from markdown_notes import SETS, build, folder_of
 
@@ -126,7 +134,7 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
             build(folder, SETS[name])
         return Corpus(name, folder, sorted(folder.rglob("*.md")))
     raise SystemExit(f"unknown corpus {name!r} "
-                     f"({', '.join(CORPORA + TRAINING_ONLY + ROLE_RULE_ONLY + NOTES_ONLY + LANGUAGES)})")
+                     f"({', '.join(CORPORA + TRAINING_ONLY + ROLE_RULE_ONLY + SITES + NOTES_ONLY + LANGUAGES)})")
 
 
 def readable_text(path: Path) -> str:
