@@ -81,13 +81,13 @@ def main() -> None:
     for name in args.corpora.split(","):
         print(f"== {name}: {corpus(name).root}")
         rows = {}
-        for tag, rule in (("site-before", False), ("site", True)):
+        for tag, rule in (("before", False), ("data", True)):   # "data": the other benches' index
             data_dir, info = build(name, tag, rule, args.reuse)
             rows[tag] = (info, {w: measure(data_dir, questions(corpus(name), w), scorer)
                                 for w in ("natural", "exact")})
         print(f"{'':28} {'files':>6} {'chunks':>7} {'build s':>8} | {'recall@5':>9} {'generated':>9} "
               f"{'distinct':>8} | {'exact@5':>8} {'generated':>9} {'distinct':>8}")
-        for tag, label in (("site-before", "every file (before)"), ("site", "generated files skipped")):
+        for tag, label in (("before", "every file (before)"), ("data", "generated files skipped")):
             info, m = rows[tag]
             nat, ex = m["natural"], m["exact"]
             print(f"{label:28} {info['files']:>6} {info['chunks']:>7} {info['seconds']:>8.1f} | "
