@@ -345,3 +345,38 @@ def test_a_term_written_as_a_form_is_named_only_by_the_form(text, opening, subje
 def test_a_sentence_that_writes_the_form_names_it_itself():
     text = "Styles.\n\npattern:pattern:\n\n    Use pattern:pattern to skip directories such as /tmp."
     assert subject_of(text, _span(text, "Use pattern:pattern")) is None
+
+
+SPHINX_ENTRY = b"""<html><body><section><h1>Reading data</h1>
+<dl class="py class"><dt class="sig sig-object py" id="demo.Reader">
+<em class="property">class </em><span class="sig-prename descclassname">demo.</span><span class="sig-name descname">Reader</span></dt>
+<dd><p>Reads records.</p>
+<dl class="py method"><dt class="sig sig-object py" id="demo.Reader.load">
+<span class="sig-name descname">load</span><span class="sig-paren">(</span><em class="sig-param">strict=False</em>, <em class="sig-param">limit=None</em><span class="sig-paren">)</span><a class="headerlink" href="#demo.Reader.load">\xc2\xb6</a></dt>
+<dd><p>Load the records from the open file.</p>
+<dl class="field-list simple"><dt class="field-odd">Parameters<span class="colon">:</span></dt>
+<dd class="field-odd"><ul class="simple">
+<li><p><strong>strict</strong> (<em>bool</em>) \xe2\x80\x93 Stop at the first malformed record instead of skipping it.</p></li>
+<li><p><strong>limit</strong> (<em>int</em>) \xe2\x80\x93 Read at most this many records.</p></li>
+</ul></dd>
+<dt class="field-even">Return type<span class="colon">:</span></dt><dd class="field-even"><p>list</p></dd>
+</dl>
+<div class="versionchanged"><p><span class="versionmodified changed">Changed in version 2.0: </span>Malformed records are logged.</p></div>
+</dd></dl></dd></dl></section></body></html>"""
+
+
+def test_a_parameter_of_an_api_entry_brings_the_entrys_signature_not_its_field_label():
+    """Sphinx (and numpydoc, Google-style docstrings) list an entry's parameters under a
+    field label, "Parameters:", that the parser indents under the signature. The label names
+    nothing: a parameter's line describes its function, so the signature is its subject
+    (flask's `get_json` quoted as "`Parameters:` silent (bool) - Silence ...", stop 41)."""
+    text = parse_bytes(SPHINX_ENTRY, ext=".html", name="api.html").text
+    assert "Parameters:" in text
+    signature = next(line.strip() for line in text.splitlines() if line.strip().startswith("load("))
+    for opening in ("strict (bool)", "limit (int)", "Load the records", "Changed in version 2.0"):
+        span = _span(text, opening)
+        found = subject_of(text, span)
+        assert found is not None and found.text == signature, (opening, found)
+    # a label standing right above a paragraph at the left margin gives no subject either
+    plain = "Returns:\n\nThe number of records read."
+    assert subject_of(plain, _span(plain, "The number of records")) is None

@@ -281,6 +281,16 @@ _NUMBERED_HEADING = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)+\.?\s")   # "1.3.7. Aut
 # of MC", an appendix's "A.2. Copyright history"
 
 
+_FIELD_LABEL = re.compile(
+    r"(?:parameters|params|arguments|args|(?:keyword|other) (?:arguments|parameters)|returns?|"
+    r"return (?:type|value)|rtype|raises|exceptions|yields?|yield type|type|variables|"
+    r"attributes|see also|notes?|examples?|warnings?)\s*:", re.I)
+# The fields of an API entry as Sphinx, numpydoc and Google-style docstrings write them
+# ("Parameters:", "Return type:"): a label of the entry's parts, never the name a sentence
+# under it describes. That name is the entry's signature further up ("get_json(force=False,
+# silent=False, cache=True):"), which the parser indents the fields under.
+
+
 def _prose_lead_in(line: str) -> bool:
     """A line ending in ":" that is words of prose ("This is because:", "For example:"),
     not a term: half its words or more are function words, and nothing in it looks like a
@@ -371,7 +381,8 @@ def _description_term(text: str, line_start: int) -> tuple[int, int, str] | None
     paragraph's own depth between them, is none: a chunk's first line has lost its indent,
     and that term was one of those, not the one the paragraph's description is of (zsh's
     "specified:", "unspecified:", ... under "word-style:", a paragraph of word-style's
-    description after them)."""
+    description after them). A field label ("Parameters:", _FIELD_LABEL) is passed over for
+    the term it is indented under: a parameter's line describes its function."""
     end = text.find("\n", line_start)
     depth = indent_width(text[line_start:end if end >= 0 else len(text)])
     if depth == 0:
@@ -383,6 +394,10 @@ def _description_term(text: str, line_start: int) -> tuple[int, int, str] | None
         line = text[prev_start:pos - 1]
         if line.strip() and indent_width(line) < depth:
             stripped = line.strip()
+            if _FIELD_LABEL.fullmatch(stripped):
+                depth = indent_width(line)   # "Parameters:": the signature it is a field of
+                pos = prev_start
+                continue
             if (stripped.endswith(":") and not _prose_lead_in(stripped)
                     and len(stripped) <= MAX_SUBJECT_CHARS and not _NUMBERED_HEADING.match(stripped)
                     and not (prev_start == 0 and siblings)):
@@ -451,6 +466,8 @@ def subject_of(text: str, span: Span) -> Span | None:
         else:
             stripped = line.strip()
             term = stripped.endswith(":") and not _prose_lead_in(stripped)   # ":" or "::"
+            if term and _FIELD_LABEL.fullmatch(stripped):
+                break                    # "Parameters:": the entry's name is further up
             if (len(stripped) > MAX_SUBJECT_CHARS or re.search(r"[.!?]$|[.!?]\s+[A-Z]", stripped)
                     or _NUMBERED_HEADING.match(stripped) or _listing_line(stripped)
                     or not (term or _IDENTIFIER.search(stripped))):
