@@ -48,7 +48,7 @@ class Sizer:
         return min(self.target, self.limit) if self.target > 0 else self.limit
 
 
-CHUNKER_VERSION = 6   # 1: words; 2: word pieces fitted to the window, cleaned markup;
+CHUNKER_VERSION = 7   # 1: words; 2: word pieces fitted to the window, cleaned markup;
 #                       3: links wrapped across lines no longer shift later lines;
 #                       4: units (slides, messages, cells) never shared, HTML's main
 #                          content cited by file line, headings cleaned of markup;
@@ -57,7 +57,10 @@ CHUNKER_VERSION = 6   # 1: words; 2: word pieces fitted to the window, cleaned m
 #                          the parser's text changed, so every file is read again (a
 #                          chunk whose text is unchanged keeps its vector);
 #                       6: a Markdown list item that is one link alone reads as a plain
-#                          line (markup._MD_LINK_ITEM: a table of contents, not a statement)
+#                          line (markup._MD_LINK_ITEM: a table of contents, not a statement);
+#                       7: an HTML term written as several inline pieces (Sphinx's
+#                          "flask.json." + "jsonify") is read as the page shows it, so a
+#                          module function's signature is a term like any other
 
 
 def sizer_for(embedder, chunk_tokens: int = 0) -> Sizer | None:  # noqa: ANN001 - an Embedder

@@ -352,3 +352,18 @@ def test_a_term_with_its_description_or_a_log_line(sentence, code):
     from localrag.answering.judge.noise import is_code
 
     assert is_code(sentence) is code
+
+
+def test_a_sentence_ending_in_i_e_or_e_g_is_quoted_with_its_example_or_not_at_all():
+    """"... without the prefix i.e." introduces the example after it, as ":" does: quoted
+    alone it is a fragment (judged noise by three annotators on flask's answers, stop 41)."""
+    from localrag.answering.generate.extract import candidate_units, code_after
+
+    text = ("Variables can be loaded with a prefix.\n\n    Each is read with a key equal to "
+            "the variable's name without the prefix i.e.\n\n    $ export APP_SECRET_KEY=abc\n\n"
+            "A paragraph that ends before its example, e.g.\n\nThe settings are read once at start-up.")
+    units = {u.text: u for u in candidate_units(text)}
+    lead = next(u for t, u in units.items() if t.endswith("without the prefix i.e."))
+    assert code_after(text, lead).text == "$ export APP_SECRET_KEY=abc"
+    assert not any(t.endswith("its example, e.g.") for t in units)
+    assert "The settings are read once at start-up." in units and "Variables can be loaded with a prefix." in units

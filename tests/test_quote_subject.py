@@ -380,3 +380,20 @@ def test_a_parameter_of_an_api_entry_brings_the_entrys_signature_not_its_field_l
     # a label standing right above a paragraph at the left margin gives no subject either
     plain = "Returns:\n\nThe number of records read."
     assert subject_of(plain, _span(plain, "The number of records")) is None
+
+
+def test_a_module_functions_signature_is_a_term_for_every_paragraph_of_its_description():
+    """Sphinx writes "demo.json." and "dumps" as two spans of one name: read with a space
+    between them, "json. dumps" looked like a sentence end, the signature was no term, and
+    a later paragraph of its description lost the name (flask.json.jsonify, stop 41)."""
+    html = (b'<dl class="py function"><dt class="sig sig-object py" id="demo.json.dumps">'
+            b'<span class="sig-prename descclassname"><span class="pre">demo.json.</span></span>'
+            b'<span class="sig-name descname"><span class="pre">dumps</span></span>'
+            b'<span class="sig-paren">(</span><em class="sig-param">obj</em><span class="sig-paren">)</span>'
+            b'<a class="headerlink" href="#demo.json.dumps">\xc2\xb6</a></dt>'
+            b'<dd><p>Serialize the object as a string.</p>'
+            b'<p>In debug mode the output is indented to make it easier to read.</p></dd></dl>')
+    text = parse_bytes(html, ext=".html", name="api.html").text
+    assert "demo.json.dumps(obj):" in text
+    found = subject_of(text, _span(text, "In debug mode the output"))
+    assert found is not None and found.text == "demo.json.dumps(obj):"

@@ -206,6 +206,12 @@ together, and on dev every cut that removed quotes removed answering ones first
 (scripts/fit_quote_scorer.py prints the table)."""
 
 
+_INTRODUCING_END = re.compile(r"\b(?:i\.\s?e|e\.\s?g)\.,?\s*$", re.I)
+# a sentence that ends in "i.e." or "e.g." introduces what follows, as ":" does ("... with a
+# key equal to the variable's name without the prefix i.e." and an example): quoted with its
+# code block, or not at all (alone it is a fragment)
+
+
 def code_after(text: str, span: Span) -> Span | None:
     """The code block that the sentence `span` of `text` introduces, or None.
 
@@ -219,7 +225,8 @@ def code_after(text: str, span: Span) -> Span | None:
     Its lines are returned dedented, with
     AsciiDoc callouts (`<1>`) removed; start/end are the block's offsets in `text`.
     A block longer than MAX_CODE_LINES is not quoted (that is a listing, not an example)."""
-    if not span.text.rstrip().endswith(":") or len(span.text.split()) < 3 or is_code(span.text):
+    if (not (span.text.rstrip().endswith(":") or _INTRODUCING_END.search(span.text))
+            or len(span.text.split()) < 3 or is_code(span.text)):
         return None                    # an option term ("-b <name>:") introduces nothing
     line_start = text.rfind("\n", 0, span.start) + 1
     base = indent_width(text[line_start:span.start + 1])
@@ -789,6 +796,8 @@ def candidate_units(text: str, *, question: str = "",
             #                          the chunk's end cut off, a name alone in a list
         if is_continuation(span.text):
             continue                 # the rest of a sentence an example cut in two
+        if _INTRODUCING_END.search(span.text) and code_after(text, span) is None:
+            continue                 # "... without the prefix i.e." and no example after it
         kind = noise_kind(_ADMONITION.sub("", span.text), question=question)
         if kind is None or (kind == "filler" and code_after(text, span) is not None):
             said = _said(span.text)
