@@ -17,6 +17,10 @@ So the walker skips them, with a reason that says which pages stand for them:
   `window.search`): its search index, every script and style at the top of the book, the
   folders `css`, `fonts` and `FontAwesome`, and `print.html` (the whole book again on one
   page; its chapters are indexed one by one).
+- rustdoc (a folder with a `search-index<version>.js` that sets `searchIndex`): that index,
+  every script and style (each module's `sidebar-items.js` too), the folders `src` (the
+  crates' source code as line-numbered pages), `implementors` and `static.files`, and the
+  pages that list or set up the others (`settings.html`, `help.html`, a crate's `all.html`).
 
 A build is recognised by the files its generator always writes, read from the nearest
 folder above a path up to the root being indexed, so the rule holds for a build anywhere in
@@ -30,10 +34,14 @@ import re
 
 SPHINX = "Sphinx"
 MDBOOK = "mdBook"
+RUSTDOC = "rustdoc"
 
 _SPHINX_INDEX = b"Search.setIndex("
 _SPHINX_INVENTORY = b"# Sphinx inventory"
 _MDBOOK_INDEX = (b"Object.assign(window.search", b"window.search")
+_RUSTDOC_INDEX = (b"var searchIndex", b"\"use strict\";\nvar searchIndex", b"\"use strict\";\r\nvar searchIndex")
+_RUSTDOC_INDEX_NAME = re.compile(r"search-index[\w.-]*\.js")
+_RUSTDOC_FOLDERS = ("src", "implementors", "static.files", "type.impl", "trait.impl")
 _SPHINX_PAGES = re.compile(r"(genindex(-[^/]*)?|[a-z]*-?modindex|search)\.html?", re.IGNORECASE)
 _SITE_ASSETS = (".js", ".mjs", ".css")
 _MDBOOK_FOLDERS = ("css", "fonts", "FontAwesome")
@@ -57,7 +65,21 @@ def generator_of(folder: str) -> str | None:
     if _starts_with(index, _MDBOOK_INDEX) or (os.path.isfile(os.path.join(folder, "book.js"))
                                                and os.path.isfile(os.path.join(folder, "searcher.js"))):
         return MDBOOK
+    if _rustdoc_index(folder):
+        return RUSTDOC
     return None
+
+
+def _rustdoc_index(folder: str) -> bool:
+    """rustdoc's search index, "search-index<version>.js" beside the crates' folders (or in
+    its static.files of later versions: then the folder holds "crates<version>.js")."""
+    try:
+        with os.scandir(folder) as it:
+            names = [e.name for e in it if e.name.endswith(".js")]
+    except OSError:
+        return False
+    return any(_RUSTDOC_INDEX_NAME.fullmatch(n) and _starts_with(os.path.join(folder, n), _RUSTDOC_INDEX)
+               for n in names)
 
 
 class DocBuilds:
@@ -95,6 +117,8 @@ class DocBuilds:
         parts = rel.split("/")
         if generator == SPHINX:
             return _sphinx_reason(folder, rel, parts, is_dir, self.pages_indexed)
+        if generator == RUSTDOC:
+            return _rustdoc_reason(rel, parts, is_dir)
         return _mdbook_reason(rel, parts, is_dir)
 
 
@@ -130,6 +154,24 @@ def _mdbook_reason(rel: str, parts: list[str], is_dir: bool) -> str | None:
         return "mdBook's whole book on one page: the same text as its chapters, which are indexed one by one"
     if name.lower().endswith(_SITE_ASSETS):
         return "a script or style of the mdBook site (its chapters are indexed)"
+    return None
+
+
+def _rustdoc_reason(rel: str, parts: list[str], is_dir: bool) -> str | None:
+    if is_dir:
+        if rel == "src":
+            return ("rustdoc's pages of the crates' source code (line-numbered copies of the "
+                    "code the API pages document; the API pages are indexed)")
+        if rel in _RUSTDOC_FOLDERS:
+            return "rustdoc's scripts and styles (the API pages are indexed)"
+        return None
+    name = parts[-1]
+    if _RUSTDOC_INDEX_NAME.fullmatch(name):
+        return "rustdoc's search index: a machine-written list of every item, whose pages are indexed"
+    if name.lower().endswith(_SITE_ASSETS):
+        return "a script or style of the rustdoc site (the API pages are indexed)"
+    if name in ("settings.html", "help.html") and len(parts) == 1 or name == "all.html" and len(parts) == 2:
+        return "a page rustdoc generates to list or set up the others; the API pages are indexed"
     return None
 
 

@@ -136,3 +136,33 @@ def test_indexing_a_site_keeps_only_its_pages_and_drops_copies_indexed_before(ma
     assert str(root / "draft.html") in paths
     assert not any("_sources" in p for p in paths)
     assert idx.status().files_indexed == 3
+
+
+def test_a_rustdoc_sites_generated_files_are_skipped_and_a_book_inside_it_keeps_its_own_rule(tmp_path):
+    """rustdoc's API pages are indexed; its search index, scripts, line-numbered source pages
+    and list pages are not. A book (mdBook) inside the same folder is a site of its own."""
+    root = tmp_path / "html"
+    for folder in ("std/fs", "src/std", "implementors/core", "book/css"):
+        (root / folder).mkdir(parents=True)
+    (root / "search-index1.63.0.js").write_text("var searchIndex = JSON.parse('{\"std\":{\"doc\":\"\"}}');\n")
+    (root / "main1.63.0.js").write_text("function onEach(arr, func) { return 1; }\n")
+    (root / "settings.html").write_text("<p>Settings: theme</p>")
+    (root / "std" / "all.html").write_text("<h1>List of all items</h1><p>read_to_string</p>")
+    (root / "std" / "fs" / "fn.read_to_string.html").write_text(
+        "<h1>Function std::fs::read_to_string</h1><p>Read the entire contents of a file into a string.</p>")
+    (root / "std" / "fs" / "sidebar-items.js").write_text('initSidebarItems({"fn":["read_to_string"]});')
+    (root / "src" / "std" / "fs.rs.html").write_text("<pre>1 2 3</pre><pre>pub fn read_to_string() {}</pre>")
+    (root / "implementors" / "core" / "marker.js").write_text("(function() {var implementors = {};})()")
+    (root / "book" / "book.js").write_text("function playground_text(p) { return 1; }\n")
+    (root / "book" / "searcher.js").write_text("window.search = window.search || {};\n")
+    (root / "book" / "css" / "chrome.css").write_text(".sidebar { width: 300px; }\n")
+    (root / "book" / "ch01.html").write_text("<h1>Getting started</h1><p>Install Rust.</p>")
+    result = scan([(str(root), str(root))], IndexOptions(extensions=EXTS))
+    assert sorted(os.path.relpath(p, root) for p in result.candidates) == [
+        "book/ch01.html", "std/fs/fn.read_to_string.html"]
+    assert rel_kinds(result, root) == {k: "generated" for k in (
+        "search-index1.63.0.js", "main1.63.0.js", "settings.html", "std/all.html",
+        "std/fs/sidebar-items.js", "src", "implementors", "book/book.js", "book/searcher.js",
+        "book/css")}
+    reasons = {os.path.relpath(p, root): s.reason for p, s in result.skips.items()}
+    assert "source code" in reasons["src"] and "rustdoc" in reasons["search-index1.63.0.js"]
