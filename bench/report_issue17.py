@@ -25,7 +25,9 @@
    Japanese, Chinese, German and French left out), and on the Markdown notes answered by
    list items (mdnotes; mdnotes2, held out): search and how often the quotes hold the key
    phrase;
-10. speed against the main the issue was filed on (006a393): answer p50 and fresh-process
+10. a documentation site indexed whole (flask, held out: Sphinx HTML with its generated
+   files): search with and without the generated-file rule (bench/doc_site.py);
+11. speed against the main the issue was filed on (006a393): answer p50 and fresh-process
    `localrag search` p50 (default, i.e. with the second stage; without it; with the learned
    ranker), side by side in turns, and the second stage's cost per query in one warm
    process (bench/bench_speed_vs_main.py; --no-speed skips it).
@@ -76,6 +78,8 @@ def main() -> None:
         "bench/other_languages.py", "--alphas", "0.5,0.3,0.2,0.1,0", "--quotes"])
     run("notes answered by list items: search and quotes (mdnotes; mdnotes2 held out)", [
         "bench/other_languages.py", "--corpora", "mdnotes,mdnotes2", "--quotes"])
+    run("a documentation site indexed whole (flask, held out): its generated files skipped or not", [
+        "bench/doc_site.py"])
     if not args.no_speed:
         run("speed against main 006a393", ["bench/bench_speed_vs_main.py", "--main-ref", "006a393"])
 
