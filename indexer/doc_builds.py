@@ -56,30 +56,32 @@ def _starts_with(path: str, prefixes: tuple[bytes, ...]) -> bool:
     return head.startswith(prefixes)
 
 
-def generator_of(folder: str) -> str | None:
-    """SPHINX or MDBOOK when `folder` is the top of a site that generator built, else None."""
-    index = os.path.join(folder, "searchindex.js")
-    if _starts_with(index, (_SPHINX_INDEX,)) or _starts_with(os.path.join(folder, "objects.inv"),
-                                                             (_SPHINX_INVENTORY,)):
+def generator_of(folder: str, names: set[str] | None = None) -> str | None:
+    """SPHINX, MDBOOK or RUSTDOC when `folder` is the top of a site that generator built,
+    else None. `names`: the folder's entries, when the caller listed them already; a file
+    is opened only when its name is there."""
+    if names is None:
+        try:
+            with os.scandir(folder) as it:
+                names = {e.name for e in it}
+        except OSError:
+            return None
+
+    def at(name: str) -> str:
+        return os.path.join(folder, name)
+
+    if "searchindex.js" in names:
+        if _starts_with(at("searchindex.js"), (_SPHINX_INDEX,)):
+            return SPHINX
+        if _starts_with(at("searchindex.js"), _MDBOOK_INDEX):
+            return MDBOOK
+    if "objects.inv" in names and _starts_with(at("objects.inv"), (_SPHINX_INVENTORY,)):
         return SPHINX
-    if _starts_with(index, _MDBOOK_INDEX) or (os.path.isfile(os.path.join(folder, "book.js"))
-                                               and os.path.isfile(os.path.join(folder, "searcher.js"))):
+    if "book.js" in names and "searcher.js" in names:
         return MDBOOK
-    if _rustdoc_index(folder):
-        return RUSTDOC
+    if any(_RUSTDOC_INDEX_NAME.fullmatch(n) and _starts_with(at(n), _RUSTDOC_INDEX) for n in names):
+        return RUSTDOC   # "search-index<version>.js" beside the crates' folders
     return None
-
-
-def _rustdoc_index(folder: str) -> bool:
-    """rustdoc's search index, "search-index<version>.js" beside the crates' folders (or in
-    its static.files of later versions: then the folder holds "crates<version>.js")."""
-    try:
-        with os.scandir(folder) as it:
-            names = [e.name for e in it if e.name.endswith(".js")]
-    except OSError:
-        return False
-    return any(_RUSTDOC_INDEX_NAME.fullmatch(n) and _starts_with(os.path.join(folder, n), _RUSTDOC_INDEX)
-               for n in names)
 
 
 class DocBuilds:
@@ -88,24 +90,33 @@ class DocBuilds:
     def __init__(self, root: str, extensions: list[str] | tuple[str, ...] = (".html",)) -> None:
         self.root = os.path.normpath(root)
         self.pages_indexed = ".html" in extensions   # else a source copy is all there is
-        self._generator: dict[str, str | None] = {}
+        self._site: dict[str, tuple[str, str] | None] = {}   # by folder: its nearest site
+        self._names: dict[str, set[str]] = {}                # folders the walk listed
 
-    def _generator_at(self, folder: str) -> str | None:
-        if folder not in self._generator:
-            self._generator[folder] = generator_of(folder)
-        return self._generator[folder]
+    def listed(self, folder: str, names: set[str]) -> None:
+        """The walk listed `folder`: its entries, so that finding a site needs no second listing."""
+        self._names[os.path.normpath(folder)] = names
+
+    def forget(self, folder: str) -> None:
+        """The walk is done with `folder`'s entries (a later question lists it again)."""
+        self._names.pop(os.path.normpath(folder), None)
 
     def _site_of(self, path: str) -> tuple[str, str] | None:
         """(site folder, generator) of the nearest site above `path`, within the root."""
-        folder = os.path.dirname(os.path.normpath(path))
-        while folder == self.root or folder.startswith(self.root.rstrip(os.sep) + os.sep):
-            generator = self._generator_at(folder)
+        return self._site_of_folder(os.path.dirname(os.path.normpath(path)))
+
+    def _site_of_folder(self, folder: str) -> tuple[str, str] | None:
+        if folder in self._site:
+            return self._site[folder]
+        site = None
+        if folder == self.root or folder.startswith(self.root.rstrip(os.sep) + os.sep):
+            generator = generator_of(folder, self._names.pop(folder, None))
             if generator:
-                return folder, generator
-            if folder == self.root:
-                break
-            folder = os.path.dirname(folder)
-        return None
+                site = (folder, generator)
+            elif folder != self.root:
+                site = self._site_of_folder(os.path.dirname(folder))
+        self._site[folder] = site
+        return site
 
     def reason(self, path: str, *, is_dir: bool) -> str | None:
         """Why `path` is the generator's own file (a reason for a person), else None."""

@@ -222,6 +222,7 @@ class Walker:
                 reason = os_error_reason(folder, exc).replace("chmod u+r", "chmod u+rx")
                 self._skip(folder, os_error_kind(exc), reason, "error")
                 continue
+            self.doc_builds.listed(folder, {e.name for e in entries})
             subdirs = []
             for entry in entries:
                 if self._excluded(entry.path):
@@ -241,6 +242,7 @@ class Walker:
                         subdirs.append((entry.path, here))
                 else:
                     self._entry(entry.path, here)
+            self.doc_builds.forget(folder)
             stack.extend(reversed(subdirs))
 
     def _entry(self, path: str, ignores: _Gitignores) -> None:
