@@ -1,7 +1,7 @@
 """Documentation sites built by a generator: which of their files are the generator's own.
 
-A folder of documentation as a package or a download installs it (the HTML of a Sphinx or
-mdBook project) holds, beside the pages a person reads, what the generator wrote for the
+A folder of documentation as a package or a download installs it (the HTML of a Sphinx,
+mdBook or rustdoc project) holds, beside the pages a person reads, what the generator wrote for the
 site itself. Indexed, those files crowd out the pages: on Flask's documentation (Debian's
 python-flask-doc) a third of the top-5 search results were Sphinx's copies of the pages'
 sources (`_sources/*.rst.txt`), and the largest "documents" were its search index
@@ -21,6 +21,15 @@ So the walker skips them, with a reason that says which pages stand for them:
   every script and style (each module's `sidebar-items.js` too), the folders `src` (the
   crates' source code as line-numbered pages), `implementors` and `static.files`, and the
   pages that list or set up the others (`settings.html`, `help.html`, a crate's `all.html`).
+- MkDocs (`sitemap.xml` and a `search/search_index.json` of its own format): the `search`
+  folder (every page's text again), scripts and styles, `sitemap.xml` and `404.html`.
+- Javadoc (`element-list` or `package-list` with its list pages): scripts, styles and search
+  files, `jquery/`, `resources/`, `legal/`, `index-files/`, every `class-use/` folder, and the
+  list pages (`index-all.html`, `allclasses*.html`, `overview-tree.html`, `package-tree.html`,
+  `help-doc.html` ...).
+- Doxygen (`doxygen.css` with `dynsections.js` or its logo): scripts, styles, `search/`, the
+  line-numbered source pages (`*_source.html`), member lists (`*-members.html`) and the
+  index pages (`annotated.html`, `classes.html`, `files.html`, `functions*.html` ...).
 
 A build is recognised by the files its generator always writes, read from the nearest
 folder above a path up to the root being indexed, so the rule holds for a build anywhere in
@@ -35,16 +44,29 @@ import re
 SPHINX = "Sphinx"
 MDBOOK = "mdBook"
 RUSTDOC = "rustdoc"
+MKDOCS = "MkDocs"
+JAVADOC = "Javadoc"
+DOXYGEN = "Doxygen"
 
 _SPHINX_INDEX = b"Search.setIndex("
 _SPHINX_INVENTORY = b"# Sphinx inventory"
 _MDBOOK_INDEX = (b"Object.assign(window.search", b"window.search")
-_RUSTDOC_INDEX = (b"var searchIndex", b"\"use strict\";\nvar searchIndex", b"\"use strict\";\r\nvar searchIndex")
+_RUSTDOC_INDEX = (b"var searchIndex", b"\"use strict\";\nvar searchIndex",
+                  b"\"use strict\";\r\nvar searchIndex")
 _RUSTDOC_INDEX_NAME = re.compile(r"search-index[\w.-]*\.js")
 _RUSTDOC_FOLDERS = ("src", "implementors", "static.files", "type.impl", "trait.impl")
 _SPHINX_PAGES = re.compile(r"(genindex(-[^/]*)?|[a-z]*-?modindex|search)\.html?", re.IGNORECASE)
 _SITE_ASSETS = (".js", ".mjs", ".css")
 _MDBOOK_FOLDERS = ("css", "fonts", "FontAwesome")
+_MKDOCS_INDEX = b'{"config"'
+_JAVADOC_LISTS = ("index-all.html", "allclasses.html", "allclasses-index.html", "allclasses-frame.html",
+                  "allclasses-noframe.html", "allpackages-index.html", "overview-tree.html",
+                  "overview-frame.html", "help-doc.html", "search.html")
+_JAVADOC_PACKAGE_LISTS = ("package-tree.html", "package-use.html", "package-frame.html")
+_JAVADOC_FOLDERS = ("jquery", "script-dir", "resources", "legal", "index-files")
+_DOXYGEN_LISTS = re.compile(r"(annotated|classes|files|hierarchy|inherits|namespaces|graph_legend|pages|"
+                            r"modules|(?:functions|globals|namespacemembers)(?:_\w+)?|dir_[0-9a-f]+)\.html")
+_GENERATED_ASSETS = (".js", ".mjs", ".css", ".map", ".md5", ".zip")
 
 
 def _starts_with(path: str, prefixes: tuple[bytes, ...]) -> bool:
@@ -81,6 +103,13 @@ def generator_of(folder: str, names: set[str] | None = None) -> str | None:
         return MDBOOK
     if any(_RUSTDOC_INDEX_NAME.fullmatch(n) and _starts_with(at(n), _RUSTDOC_INDEX) for n in names):
         return RUSTDOC   # "search-index<version>.js" beside the crates' folders
+    if "search" in names and names & {"sitemap.xml", "sitemap.xml.gz"} and _starts_with(
+            os.path.join(folder, "search", "search_index.json"), (_MKDOCS_INDEX,)):
+        return MKDOCS
+    if names & {"element-list", "package-list"} and names & {*_JAVADOC_LISTS, "index-files"}:
+        return JAVADOC
+    if "doxygen.css" in names and names & {"dynsections.js", "doxygen.svg", "doxygen.png"}:
+        return DOXYGEN
     return None
 
 
@@ -130,6 +159,8 @@ class DocBuilds:
             return _sphinx_reason(folder, rel, parts, is_dir, self.pages_indexed)
         if generator == RUSTDOC:
             return _rustdoc_reason(rel, parts, is_dir)
+        if generator in (MKDOCS, JAVADOC, DOXYGEN):
+            return _site_reason(generator, rel, parts, is_dir)
         return _mdbook_reason(rel, parts, is_dir)
 
 
@@ -181,8 +212,34 @@ def _rustdoc_reason(rel: str, parts: list[str], is_dir: bool) -> str | None:
         return "rustdoc's search index: a machine-written list of every item, whose pages are indexed"
     if name.lower().endswith(_SITE_ASSETS):
         return "a script or style of the rustdoc site (the API pages are indexed)"
-    if name in ("settings.html", "help.html") and len(parts) == 1 or name == "all.html" and len(parts) == 2:
+    if (name in ("settings.html", "help.html") and len(parts) == 1) or (name == "all.html" and len(parts) == 2):
         return "a page rustdoc generates to list or set up the others; the API pages are indexed"
+    return None
+
+
+def _site_reason(generator: str, rel: str, parts: list[str], is_dir: bool) -> str | None:
+    """MkDocs, Javadoc and Doxygen: their scripts and styles anywhere in the site, their
+    search data, and the pages that only list the others."""
+    name = parts[-1]
+    if is_dir:
+        if generator == MKDOCS and rel == "search":
+            return "MkDocs's search index: every page's text again, in one file (the pages are indexed)"
+        if (generator == JAVADOC and (rel in _JAVADOC_FOLDERS or name == "class-use")) or (
+                generator == DOXYGEN and rel == "search"):
+            return (f"{generator}'s generated scripts, search data or cross-reference pages "
+                    "(the documentation pages are indexed)")
+        return None
+    if name.lower().endswith(_GENERATED_ASSETS):
+        return f"a script, style or search file of the {generator} site (its pages are indexed)"
+    lists = {
+        MKDOCS: len(parts) == 1 and name in ("sitemap.xml", "sitemap.xml.gz", "404.html"),
+        JAVADOC: (len(parts) == 1 and name in _JAVADOC_LISTS) or name in _JAVADOC_PACKAGE_LISTS,
+        DOXYGEN: name.endswith(("_source.html", "-members.html"))
+        or (len(parts) == 1 and bool(_DOXYGEN_LISTS.fullmatch(name))),
+    }
+    if lists[generator]:
+        return (f"a page {generator} generates to list or index the others (or a source file's "
+                "line-numbered copy); the documentation pages are indexed")
     return None
 
 

@@ -1,11 +1,13 @@
 """A documentation site's generated files (indexer/doc_builds.py): Sphinx's search index,
-theme assets, source copies and index pages, and mdBook's, are skipped with a reason that
-names the page standing for them; the pages, and anything not from a generator, are
-indexed."""
+theme assets, source copies and index pages, and those of mdBook, rustdoc, MkDocs, Javadoc
+and Doxygen, are skipped with a reason that names the pages standing for them; the pages,
+and anything not from a generator, are indexed."""
 
 from __future__ import annotations
 
 import os
+
+import pytest
 
 from indexer.doc_builds import MDBOOK, SPHINX, generator_of, rendered_page
 from indexer.options import IndexOptions
@@ -166,3 +168,66 @@ def test_a_rustdoc_sites_generated_files_are_skipped_and_a_book_inside_it_keeps_
         "book/css")}
     reasons = {os.path.relpath(p, root): s.reason for p, s in result.skips.items()}
     assert "source code" in reasons["src"] and "rustdoc" in reasons["search-index1.63.0.js"]
+
+
+def _files(root, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+SITES = {
+    "MkDocs": ({
+        "sitemap.xml": "<urlset></urlset>",
+        "search/search_index.json": '{"config": {"lang": ["en"]}, "docs": [{"text": "Install it."}]}',
+        "assets/javascripts/lunr/tinyseg.js": "function TinySegmenter() { return 1; }",
+        "404.html": "<h1>404 - Not found</h1>",
+        "index.html": "<h1>Install</h1><p>Install it with pip.</p>",
+        "reference.html": "<h1>Reference</h1><p>The options.</p>",
+    }, ["index.html", "reference.html"], ["404.html", "assets/javascripts/lunr/tinyseg.js", "search", "sitemap.xml"]),
+    "Javadoc": ({
+        "element-list": "org.demo",
+        "index-all.html": "<p>A B C: read(File) - Method in class Reader</p>",
+        "allclasses-index.html": "<p>All classes: Reader</p>",
+        "member-search-index.js": 'memberSearchIndex = [{"p":"org.demo","c":"Reader","l":"read()"}]',
+        "jquery/jquery-3.5.1.js": "(function(global) { return 1; })(this);",
+        "constant-values.html": "<h1>Constant Field Values</h1><p>BUFFER_SIZE 4096</p>",
+        "org/demo/Reader.html": "<h1>Class Reader</h1><p>Reads the whole file into a string.</p>",
+        "org/demo/package-tree.html": "<p>Class Hierarchy: java.lang.Object, Reader</p>",
+        "org/demo/class-use/Reader.html": "<p>Uses of Class org.demo.Reader: No usage</p>",
+    }, ["constant-values.html", "org/demo/Reader.html"],
+        ["allclasses-index.html", "index-all.html", "jquery", "member-search-index.js",
+         "org/demo/class-use", "org/demo/package-tree.html"]),
+    "Doxygen": ({
+        "doxygen.css": "body { margin: 0; }",
+        "dynsections.js": "function toggleVisibility(linkObj) { return 1; }",
+        "search/search.js": "function SearchBox(name) { return 1; }",
+        "annotated.html": "<p>Here are the classes: Reader</p>",
+        "classReader.html": "<h1>Reader Class Reference</h1><p>Reads the whole file into a string.</p>",
+        "classReader-members.html": "<p>This is the complete list of members for Reader</p>",
+        "reader_8h_source.html": "<pre>1 class Reader {};</pre>",
+        "functions_func.html": "<p>read() : Reader</p>",
+    }, ["classReader.html"],
+        ["annotated.html", "classReader-members.html", "doxygen.css", "dynsections.js",
+         "functions_func.html", "reader_8h_source.html", "search"]),
+}
+
+
+@pytest.mark.parametrize("generator", sorted(SITES))
+def test_mkdocs_javadoc_and_doxygen_sites_keep_their_pages_only(tmp_path, generator):
+    files, kept, skipped = SITES[generator]
+    root = tmp_path / "site"
+    _files(root, files)
+    assert generator_of(str(root)) == generator
+    result = scan([(str(root), str(root))], IndexOptions(extensions=EXTS + [".json", ".xml", ""]))
+    assert sorted(os.path.relpath(p, root) for p in result.candidates) == kept
+    assert {k: v for k, v in rel_kinds(result, root).items() if v == "generated"} == {
+        k: "generated" for k in skipped}
+    # the same files without the generator's signature are a folder like any other
+    plain = tmp_path / "plain"
+    _files(plain, {k: v for k, v in files.items()
+                   if k not in ("sitemap.xml", "element-list", "doxygen.css")})
+    assert generator_of(str(plain)) is None
+    assert not any(s.kind == "generated"
+                   for s in scan([(str(plain), str(plain))], IndexOptions(extensions=EXTS)).skips.values())
