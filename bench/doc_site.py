@@ -45,14 +45,23 @@ def build(name: str, tag: str, rule: bool, reuse: bool) -> tuple[Path, dict]:
     return data_dir, info
 
 
-def generated(rel: str) -> bool:
-    """A file the rule skips on this site (Sphinx's layout, by path)."""
+def generated_paths(name: str) -> set[str]:
+    """The files and folders the shipped rule skips in the site, relative to its root."""
+    from indexer.options import IndexOptions
+    from indexer.walk import scan
+
+    root = str(corpus(name).root)
+    return {os.path.relpath(p, root).replace(os.sep, "/")
+            for p, s in scan([(root, root)], IndexOptions()).skips.items() if s.kind == "generated"}
+
+
+def generated(rel: str, skipped: set[str]) -> bool:
+    """`rel` is a file the rule skips, or lies in a folder it skips."""
     parts = rel.split("/")
-    return (parts[0] in ("_sources", "_static") or rel in ("searchindex.js", "search.html", "py-modindex.html")
-            or rel.startswith("genindex"))
+    return any("/".join(parts[:i]) in skipped for i in range(1, len(parts) + 1))
 
 
-def measure(data_dir: Path, qs: list, scorer) -> dict:  # noqa: ANN001
+def measure(data_dir: Path, qs: list, scorer, skipped: set[str]) -> dict:  # noqa: ANN001
     from bench_retrieval import LocalIndex
 
     local = LocalIndex(data_dir, "onnx-int8")
@@ -63,7 +72,7 @@ def measure(data_dir: Path, qs: list, scorer) -> dict:  # noqa: ANN001
         key = norm(q.key_phrase)
         hits += any(r == q.file and key in norm(p.text) for r, p in zip(rels, res))
         slots += len(rels)
-        junk += sum(generated(r) for r in rels)
+        junk += sum(generated(r, skipped) for r in rels)
         distinct.append(len(set(rels)))
     local.idx.close()
     return {"recall": hits / len(qs), "hits": hits, "n": len(qs), "junk": junk / max(slots, 1),
@@ -81,9 +90,10 @@ def main() -> None:
     for name in args.corpora.split(","):
         print(f"== {name}: {corpus(name).root}")
         rows = {}
+        skipped = generated_paths(name)
         for tag, rule in (("before", False), ("data", True)):   # "data": the other benches' index
             data_dir, info = build(name, tag, rule, args.reuse)
-            rows[tag] = (info, {w: measure(data_dir, questions(corpus(name), w), scorer)
+            rows[tag] = (info, {w: measure(data_dir, questions(corpus(name), w), scorer, skipped)
                                 for w in ("natural", "exact")})
         print(f"{'':28} {'files':>6} {'chunks':>7} {'build s':>8} | {'recall@5':>9} {'generated':>9} "
               f"{'distinct':>8} | {'exact@5':>8} {'generated':>9} {'distinct':>8}")

@@ -56,7 +56,7 @@ _RUSTDOC_INDEX = (b"var searchIndex", b"\"use strict\";\nvar searchIndex",
 _RUSTDOC_INDEX_NAME = re.compile(r"search-index[\w.-]*\.js")
 _RUSTDOC_FOLDERS = ("src", "implementors", "static.files", "type.impl", "trait.impl")
 _SPHINX_PAGES = re.compile(r"(genindex(-[^/]*)?|[a-z]*-?modindex|search)\.html?", re.IGNORECASE)
-_SITE_ASSETS = (".js", ".mjs", ".css")
+_SITE_ASSETS = (".js", ".mjs", ".css", ".map", ".md5", ".zip")   # scripts, styles, search data
 _MDBOOK_FOLDERS = ("css", "fonts", "FontAwesome")
 _MKDOCS_INDEX = b'{"config"'
 _JAVADOC_LISTS = ("index-all.html", "allclasses.html", "allclasses-index.html", "allclasses-frame.html",
@@ -66,7 +66,6 @@ _JAVADOC_PACKAGE_LISTS = ("package-tree.html", "package-use.html", "package-fram
 _JAVADOC_FOLDERS = ("jquery", "script-dir", "resources", "legal", "index-files")
 _DOXYGEN_LISTS = re.compile(r"(annotated|classes|files|hierarchy|inherits|namespaces|graph_legend|pages|"
                             r"modules|(?:functions|globals|namespacemembers)(?:_\w+)?|dir_[0-9a-f]+)\.html")
-_GENERATED_ASSETS = (".js", ".mjs", ".css", ".map", ".md5", ".zip")
 
 
 def _starts_with(path: str, prefixes: tuple[bytes, ...]) -> bool:
@@ -79,8 +78,8 @@ def _starts_with(path: str, prefixes: tuple[bytes, ...]) -> bool:
 
 
 def generator_of(folder: str, names: set[str] | None = None) -> str | None:
-    """SPHINX, MDBOOK or RUSTDOC when `folder` is the top of a site that generator built,
-    else None. `names`: the folder's entries, when the caller listed them already; a file
+    """The generator (SPHINX, MDBOOK, RUSTDOC, MKDOCS, JAVADOC, DOXYGEN) when `folder` is
+    the top of a site it built, else None. `names`: the folder's entries, when the caller listed them already; a file
     is opened only when its name is there."""
     if names is None:
         try:
@@ -114,7 +113,7 @@ def generator_of(folder: str, names: set[str] | None = None) -> str | None:
 
 
 class DocBuilds:
-    """The generated-file rule for one root's walk (folders' generators cached)."""
+    """The generated-file rule for one root's walk (each folder's nearest site cached)."""
 
     def __init__(self, root: str, extensions: list[str] | tuple[str, ...] = (".html",)) -> None:
         self.root = os.path.normpath(root)
@@ -229,7 +228,7 @@ def _site_reason(generator: str, rel: str, parts: list[str], is_dir: bool) -> st
             return (f"{generator}'s generated scripts, search data or cross-reference pages "
                     "(the documentation pages are indexed)")
         return None
-    if name.lower().endswith(_GENERATED_ASSETS):
+    if name.lower().endswith(_SITE_ASSETS):
         return f"a script, style or search file of the {generator} site (its pages are indexed)"
     lists = {
         MKDOCS: len(parts) == 1 and name in ("sitemap.xml", "sitemap.xml.gz", "404.html"),

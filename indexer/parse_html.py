@@ -62,20 +62,19 @@ def _term_list(dl: object) -> bool:
                    for t in [dl, *dl.find_parents("dl")])                  # type: ignore[attr-defined]
 
 
-def _term(dt: object, shown: str | None = None) -> bool:
+def _term(dt: object, text: str) -> bool:
     """A definition list's term that its description follows (a <dt> with a <dd> after
     it, or after the terms that follow it; not in a table of contents): its text is ended
     with ":", as a term line of AsciiDoc or a manual page reads, so that a quote from the
     description can bring the name it describes (PostgreSQL's "RESTART IDENTITY",
     "ON_ERROR_STOP"). A term that ends in punctuation of its own, or holds a sentence end
     (zsh's FAQ: "3.8: Why do the cursor (arrow) keys not work? (And other terminal
-    oddities.)"), is left as it is. `shown`: the term as the page shows it, inline pieces
+    oddities.)"), is left as it is. `text`: the term as the page shows it, inline pieces
     joined as written (Sphinx's "flask.json." and "jsonify" are two spans of one name, not a
     sentence ending in "json.")."""
     if not _term_list(dt.find_parent("dl")):                               # type: ignore[attr-defined]
         return False
     nxt = dt.find_next_sibling(lambda t: t.name != "dt")                    # type: ignore[attr-defined]
-    text = shown if shown is not None else dt.get_text(" ", strip=True)    # type: ignore[attr-defined]
     return (nxt is not None and nxt.name == "dd" and not re.search(r"[.!?:;,]$", text)
             and not re.search(r"\w[?!](?:\s|$)|[a-z]{2}\.\s", text))   # a FAQ's question is a heading
 
