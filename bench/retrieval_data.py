@@ -26,6 +26,10 @@ Corpora are public documentation installed from Debian packages:
   whole, as a person would point localrag at it (`/usr/share/doc/python-flask-doc/html`:
   pages, `_sources` copies, `_static`, search index; the walker decides what is indexed);
   questions written by an annotator session from the rendered pages only.
+- rpdf (held out, stop 42): r-doc-pdf's seven R manuals as typeset PDFs (`/usr/share/R/doc/manual`,
+  R-*.pdf: 677 pages; the reference manual left out), what a folder of papers and manuals
+  looks like; questions written by an annotator session from `pdftotext` text, each key
+  phrase within one printed line.
 The Python and SQLite documentation are deliberately not used (kept for checks nobody
 here sees).
 """
@@ -60,10 +64,12 @@ VIM_REFERENCE = ("options change motion pattern cmdline insert undo windows tabp
                  "quickfix diff editing starting various spell recover visual indent terminal").split()
 ZSH_ROOT = Path("/usr/share/doc/zsh-common/html")
 FLASK_ROOT = Path("/usr/share/doc/python-flask-doc/html")
+RPDF_ROOT = Path("/usr/share/R/doc/manual")   # r-doc-pdf: the R manuals as typeset PDFs
 CORPORA = ("kernel", "git", "postgres", "debref")
 TRAINING_ONLY = ("rust", "vim")    # labelled for training the relevance model; no measured sets
 ROLE_RULE_ONLY = ("zsh",)          # judged answers for choosing the answer-role rule
 SITES = ("flask",)                 # a documentation site indexed whole (its generated files too)
+PDFS = ("rpdf",)                   # typeset PDFs: a person's papers and manuals (stop 42, held out)
 NOTES_ONLY = ("mdnotes", "mdnotes2")          # list-item answers in Markdown notes (bench/markdown_notes.py)
 LANGUAGES = ("debref-ja", "debref-de", "debref-zh-cn", "debref-fr")   # the Debian Reference translated
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
@@ -126,6 +132,8 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
         return Corpus(name, ZSH_ROOT, sorted(files))
     if name == "flask":   # every file, links followed, as the folder is installed
         return Corpus(name, FLASK_ROOT, sorted(p for p in FLASK_ROOT.rglob("*") if p.is_file()))
+    if name == "rpdf":    # the seven manuals; the reference manual (refman.pdf) is left out
+        return Corpus(name, RPDF_ROOT, sorted(RPDF_ROOT.glob("R-*.pdf")))
     if name in NOTES_ONLY:
         from markdown_notes import SETS, build, folder_of
 
@@ -134,7 +142,7 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
             build(folder, SETS[name])
         return Corpus(name, folder, sorted(folder.rglob("*.md")))
     raise SystemExit(f"unknown corpus {name!r} "
-                     f"({', '.join(CORPORA + TRAINING_ONLY + ROLE_RULE_ONLY + SITES + NOTES_ONLY + LANGUAGES)})")
+                     f"({', '.join(CORPORA + TRAINING_ONLY + ROLE_RULE_ONLY + SITES + PDFS + NOTES_ONLY + LANGUAGES)})")
 
 
 def readable_text(path: Path) -> str:

@@ -68,6 +68,13 @@ _DOXYGEN_LISTS = re.compile(r"(annotated|classes|files|hierarchy|inherits|namesp
                             r"modules|(?:functions|globals|namespacemembers)(?:_\w+)?|dir_[0-9a-f]+)\.html")
 
 
+# the files whose presence makes a site (generator_of): a change to one may change the
+# verdict on every file of its folder
+_SIGNATURES = frozenset({"searchindex.js", "objects.inv", "book.js", "searcher.js", "sitemap.xml",
+                         "sitemap.xml.gz", "element-list", "package-list", "doxygen.css",
+                         "dynsections.js", "doxygen.svg", "doxygen.png"})
+
+
 def _starts_with(path: str, prefixes: tuple[bytes, ...]) -> bool:
     try:
         with open(path, "rb") as fh:
@@ -145,6 +152,39 @@ class DocBuilds:
                 site = self._site_of_folder(os.path.dirname(folder))
         self._site[folder] = site
         return site
+
+    def affected(self, path: str) -> list[str]:
+        """Other paths whose verdict a change of `path` (made, changed or deleted) may
+        change, for an update of `path` alone (a watcher's event): a generator's signature
+        file gives its whole folder (the site appears or goes); a Sphinx page gives the
+        `_sources` copies rendered as it (dropped when the page appears, indexed again when
+        it goes). Decided by name and by what is there now, so a deleted path works too."""
+        path = os.path.normpath(path)
+        folder, name = os.path.split(path)
+        if name in _SIGNATURES or _RUSTDOC_INDEX_NAME.fullmatch(name):
+            return [folder]
+        if name == "search_index.json" and os.path.basename(folder) == "search":
+            return [os.path.dirname(folder)]                      # MkDocs's search data
+        if not name.lower().endswith((".html", ".htm")):
+            return []
+        site = self._site_of(path)
+        if site is None or site[1] != SPHINX:
+            return []
+        rel = os.path.relpath(path, site[0]).replace(os.sep, "/")
+        stems = [rel.rsplit(".", 1)[0]]
+        if stems[0].endswith("/index"):
+            stems.append(stems[0][: -len("/index")])                # the dirhtml builder's page
+        out = []
+        for stem in stems:
+            where, _, base = stem.rpartition("/")
+            sources = os.path.join(site[0], "_sources", *([where] if where else []))
+            try:
+                names = os.listdir(sources)
+            except OSError:
+                continue
+            out += [os.path.join(sources, n) for n in sorted(names) if n.endswith(".txt")
+                    and (n == f"{base}.txt" or (n.startswith(f"{base}.") and "." not in n[len(base) + 1:-4]))]
+        return out
 
     def reason(self, path: str, *, is_dir: bool) -> str | None:
         """Why `path` is the generator's own file (a reason for a person), else None."""

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from indexer.chunker import chunking_signature
+from indexer.doc_builds import DocBuilds
 from indexer.embedder import Embedder
 from indexer.errors import IndexerError
 from indexer.lock import WriterLock
@@ -215,6 +216,7 @@ class Index:
             else:
                 raise IndexerError(f"{path} is not inside any indexed folder",
                                    hint=f"add it first: localrag index '{path}'")
+        scopes += self._affected(scopes)
         # a path inside another given path adds nothing
         scopes.sort(key=lambda s: len(s[1]))
         kept: list[tuple[str, str]] = []
@@ -222,6 +224,18 @@ class Index:
             if not any(is_under(scope, k) for _, k in kept):
                 kept.append((root, scope))
         return kept
+
+    def _affected(self, scopes: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """The other paths whose walker verdict the given ones decide (a documentation
+        site's page and its source copy, doc_builds.DocBuilds.affected): a watcher's event
+        for a page that appears drops the copy indexed while it was missing."""
+        builds: dict[str, DocBuilds] = {}
+        out = []
+        for root, scope in scopes:
+            if root not in builds:
+                builds[root] = DocBuilds(root, self.options.extensions)
+            out += [(root, p) for p in builds[root].affected(scope) if is_under(p, root)]
+        return out
 
     def update(self, paths: Sequence[str | Path] | None = None, *,
                progress: Callable[[IndexProgress], None] | None = None,

@@ -5,7 +5,9 @@ from __future__ import annotations
 import io
 import logging
 
-from indexer.documents import Block, ParsedDoc, paragraphs, short
+import re
+
+from indexer.documents import Block, ParsedDoc, lines_of, paragraphs, set_heading, short
 from indexer.reading import FileSkip
 
 
@@ -52,9 +54,7 @@ def parse_pdf(data: bytes, *, ocr: bool = False) -> ParsedDoc:
     except Exception as exc:
         raise FileSkip("error", f"cannot read PDF: the file is damaged or not a PDF "
                        f"({short(exc)}); re-export or re-download it", "damaged") from None
-    parts: list[str] = []
-    blocks: list[Block] = []
-    pos = 0
+    texts: list[str] = []
     reader_ocr: _Ocr | None = None
     for number, page in enumerate(pages, start=1):
         try:
@@ -67,12 +67,22 @@ def parse_pdf(data: bytes, *, ocr: bool = False) -> ParsedDoc:
             if reader_ocr is None:
                 reader_ocr = _Ocr(data)
             text = reader_ocr.page_text(number - 1)
+        texts.append(text)
+    texts = dehyphenated(without_running_lines(texts))
+    headings = _outline(reader)
+    parts: list[str] = []
+    blocks: list[Block] = []
+    pos = 0
+    stack: list[tuple[int, str]] = []
+    for number, text in enumerate(texts, start=1):
         if not text:
+            for level, title in headings.get(number - 1, ()):   # a section on a blank page
+                set_heading(stack, level, title)
             continue
         if parts:
             parts.append("\n\n")
             pos += 2
-        page_blocks = paragraphs(text, pos, page=number)
+        page_blocks = _page_blocks(text, pos, number, headings.get(number - 1, ()), stack)
         blocks.extend(page_blocks or [Block(pos, pos + len(text), "text", (), number)])
         parts.append(text)
         pos += len(text)
@@ -84,6 +94,185 @@ def parse_pdf(data: bytes, *, ocr: bool = False) -> ParsedDoc:
                            "pages", "no_text")
         raise FileSkip("skipped", scanned_reason(), "no_text")
     return ParsedDoc("".join(parts), blocks, has_lines=False)
+
+
+RUNNING_EDGE = 3
+"""Running headers and footers are looked for among a page's first and last this many
+lines: a book's "Chapter 5: Arrays and matrices" and page number, a paper's short title and
+authors, a journal's footer."""
+_NUMBER = re.compile(r"\d+")
+_ROMAN_PAGE = re.compile(r"[ivxlc]+", re.IGNORECASE)
+
+
+def _edge_key(line: str) -> str:
+    """A line as it repeats from page to page: numbers (the page's) as "#", case and
+    spacing ignored."""
+    key = " ".join(_NUMBER.sub("#", line).lower().split())
+    return "#" if _ROMAN_PAGE.fullmatch(key) else key
+
+
+def without_running_lines(texts: list[str]) -> list[str]:
+    """Each page's text without its running header and footer lines: a line among a
+    page's first or last RUNNING_EDGE lines that, numbers aside, is also among those of a
+    page one or two before or after it (two: a book's left and right pages differ). The
+    page number alone ("24", "xii") is one such line. Left in, the header runs into the
+    page's first sentence ("Chapter 5: Arrays and matrices 24 5.6 Generalized transpose
+    of an array The function aperm ...") and repeats in every chunk's words. Needs three
+    pages with text; a shorter document is left as it is."""
+    edges: list[tuple[set[str], set[str]]] = []
+    for text in texts:
+        lines = [ln for ln in text.split("\n") if ln.strip()]
+        edges.append(({_edge_key(ln) for ln in lines[:RUNNING_EDGE]},
+                      {_edge_key(ln) for ln in lines[-RUNNING_EDGE:]}))
+    if sum(1 for t in texts if t) < 3:
+        return texts
+    out = []
+    for i, text in enumerate(texts):
+        if not text:
+            out.append(text)
+            continue
+        near = [edges[j] for j in (i - 2, i - 1, i + 1, i + 2) if 0 <= j < len(texts) and j != i]
+        top = set().union(*(e[0] for e in near)) if near else set()
+        bottom = set().union(*(e[1] for e in near)) if near else set()
+        lines = text.split("\n")
+        filled = [k for k, ln in enumerate(lines) if ln.strip()]
+        drop = {k for k in filled[:RUNNING_EDGE] if _edge_key(lines[k]) in top}
+        drop |= {k for k in filled[-RUNNING_EDGE:] if _edge_key(lines[k]) in bottom}
+        # a number alone on the page's first or last line: its number (a chapter's first
+        # page has it at the foot where its neighbours have it in their header)
+        drop |= {k for k in (filled[0], filled[-1]) if _edge_key(lines[k]) == "#"}
+        # only an unbroken run from the edge: a line below a kept one is the page's own
+        head = 0
+        while head < len(filled) and filled[head] in drop:
+            head += 1
+        tail = len(filled)
+        while tail > head and filled[tail - 1] in drop:
+            tail -= 1
+        kept = set(filled[head:tail])
+        out.append("\n".join(ln for k, ln in enumerate(lines) if k in kept or not ln.strip()).strip())
+    return out if any(out) else texts    # pages of one repeated line each: that is the text
+
+
+_BROKEN_WORD = re.compile(r"([^\W\d_]+)-\n([^\W\d_]+)(\S*)([ \t]+)?")
+_WORDS = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+
+
+def dehyphenated(texts: list[str]) -> list[str]:
+    """Words the typesetting broke at a line's end made whole again: "recom-\nmended"
+    -> "recommended" (the rest of the line moves down), so that search and quotes read
+    the word; LaTeX and TeX break about one word a page. A compound keeps its hyphen
+    ("Debian-\nbased" -> "Debian-based"): the document itself decides, by the form it
+    uses on one line elsewhere (the joined word or the hyphenated one); a word it never
+    shows whole is joined when its second part starts in lower case ("de-\nfault"), kept
+    hyphenated otherwise ("non-\nASCII")."""
+    seen: set[str] = set()
+    for text in texts:
+        seen.update(w.lower() for w in _WORDS.findall(text))
+
+    def mend(m: re.Match) -> str:
+        first, second, rest, space = m.groups()
+        whole, compound = first + second, f"{first}-{second}"
+        if compound.lower() in seen:
+            word = compound
+        elif whole.lower() in seen or second[0].islower():
+            word = whole
+        else:
+            word = compound
+        return word + rest + ("\n" if space else "")
+
+    return [_BROKEN_WORD.sub(mend, text) if "-\n" in text else text for text in texts]
+
+
+def _outline(reader) -> dict[int, list[tuple[int, str]]]:  # noqa: ANN001 - pypdf.PdfReader
+    """The PDF's outline (its bookmarks: the table of contents a viewer shows), as
+    (level, title) by 0-based page, in order; empty when it has none or it cannot be read."""
+    found: dict[int, list[tuple[int, str]]] = {}
+
+    def walk(items, level: int) -> None:  # noqa: ANN001
+        for item in items:
+            if isinstance(item, list):
+                walk(item, level + 1)
+                continue
+            try:
+                page = reader.get_destination_page_number(item)
+                title = " ".join(str(item.title).split())
+            except Exception:
+                continue
+            if page is not None and page >= 0 and title:
+                found.setdefault(page, []).append((level, title))
+
+    try:
+        walk(reader.outline, 1)
+    except Exception:
+        return {}
+    return found
+
+
+def _title_key(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+_SECTION_NUMBER = re.compile(r"(?:[0-9]+|[A-Z]|[IVXLC]+)(?:\.[0-9]+)*\.?\s+|(?:chapter|appendix|part|section)\s+\S+\s*[:.]?\s*",
+                             re.IGNORECASE)
+
+
+def _heading_line(lines: list[tuple[int, int, str]], start: int, title: str) -> tuple[int, int] | None:
+    """The line (or two lines, a wrapped title) at or after `start` that shows the outline
+    title `title`, as (first, last) line index: the same letters and digits, or the title
+    after the section number the page prints and the outline leaves out ("Introduction"
+    for "1 Introduction", "Appendix A The Reference" for "A The Reference")."""
+    want = _title_key(title)
+    bare = _title_key(_SECTION_NUMBER.sub("", title, count=1)) if _SECTION_NUMBER.match(title) else want
+    if not want:
+        return None
+    for i in range(start, len(lines)):
+        for j in (i, i + 1):
+            if j >= len(lines):
+                break
+            shown = " ".join(ln for _, _, ln in lines[i:j + 1])
+            key = _title_key(shown)
+            if len(key) > 3 * len(want) + 12:
+                break
+            without = _title_key(_SECTION_NUMBER.sub("", shown.strip(), count=1))
+            if key == want or (without and without in (want, bare)):
+                return i, j
+    return None
+
+
+def _page_blocks(text: str, base: int, page: int, entries, stack: list[tuple[int, str]]) -> list[Block]:  # noqa: ANN001
+    """One page's blocks: its paragraphs under the outline's headings, each heading that
+    the page shows a block of its own where it stands. A heading of the outline not found
+    on its page (drawn as an image, or worded apart) names the page from its top. `stack`
+    is the heading path so far (carried from page to page)."""
+    lines = lines_of(text)
+    prior = tuple(t for _, t in stack)                  # the section the page goes on with
+    cuts: list[tuple[int, int, tuple[str, ...]]] = []   # (first line, last line, path)
+    at = 0
+    for level, title in entries:
+        found = _heading_line(lines, at, title)
+        shown = " ".join(" ".join(ln for _, _, ln in lines[found[0]:found[1] + 1]).split()) if found else ""
+        path = set_heading(stack, level, shown or title)   # as the page shows it, numbered
+        if found is None:
+            if not cuts:
+                cuts.append((0, -1, path))       # from the page's top, with no heading line
+            else:
+                cuts[-1] = (cuts[-1][0], cuts[-1][1], path)
+            continue
+        cuts.append((found[0], found[1], path))
+        at = found[1] + 1
+    if not cuts:
+        return paragraphs(text, base, heading_path=prior, page=page)
+    blocks: list[Block] = []
+    first = cuts[0][0]
+    if first > 0:      # text above the page's first heading: the section before goes on
+        blocks += paragraphs(text[:lines[first][0]], base, heading_path=prior, page=page)
+    for k, (a, b, path) in enumerate(cuts):
+        body_start = 0 if b < 0 else lines[b][1]
+        if b >= 0:
+            blocks.append(Block(base + lines[a][0], base + lines[b][1], "heading", path, page))
+        end = lines[cuts[k + 1][0]][0] if k + 1 < len(cuts) else len(text)
+        blocks += paragraphs(text[body_start:end], base + body_start, heading_path=path, page=page)
+    return blocks
 
 
 def _decrypt_without_password(reader) -> None:  # noqa: ANN001 - pypdf.PdfReader

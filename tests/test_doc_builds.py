@@ -140,6 +140,52 @@ def test_indexing_a_site_keeps_only_its_pages_and_drops_copies_indexed_before(ma
     assert idx.status().files_indexed == 3
 
 
+def test_the_watcher_drops_a_source_copy_when_its_page_appears_and_takes_it_back_when_it_goes(
+        make_index, tmp_path):
+    """Real index and watcher: the watcher's event names the new page alone, yet the copy
+    of its source indexed while the page was missing is dropped (it would otherwise stay
+    until the next full `localrag index`), and indexed again once the page is deleted. A
+    site that appears (its search index written last, as sphinx-build does) has its
+    generated files dropped at once too."""
+    from test_indexer_watch import paths_in_store, wait_until
+
+    root = sphinx_site(tmp_path / "html")
+    draft_copy = str(root / "_sources" / "draft.rst.txt")
+    idx = make_index(IndexOptions(extensions=EXTS))
+    idx.add_root(root)
+    idx.update()
+    assert paths_in_store(idx)[draft_copy] == "indexed"
+    errors: list = []
+    watcher = idx.watch(lambda e: None, on_error=errors.append, debounce_s=0.2)
+    try:
+        watcher.flush()
+        (root / "draft.html").write_text("<h1>Draft</h1><p>A page that was not rendered, now rendered.</p>")
+        watcher.flush()
+        assert wait_until(lambda: paths_in_store(idx).get(draft_copy) == "skipped"
+                          and paths_in_store(idx).get(str(root / "draft.html")) == "indexed")
+        assert idx.store.conn.execute("SELECT reason_kind FROM files WHERE path = ?",
+                                      (draft_copy,)).fetchone()[0] == "generated"
+        os.remove(root / "draft.html")
+        watcher.flush()
+        assert wait_until(lambda: paths_in_store(idx).get(draft_copy) == "indexed"
+                          and str(root / "draft.html") not in paths_in_store(idx))
+        # a second site appears: plain files first, its signature last
+        other = tmp_path / "html" / "other"
+        (other / "_sources").mkdir(parents=True)
+        (other / "_sources" / "intro.rst.txt").write_text("Intro\n=====\n\nThe wombat burrows.\n")
+        (other / "intro.html").write_text("<h1>Intro</h1><p>The wombat burrows.</p>")
+        watcher.flush()
+        assert wait_until(lambda: paths_in_store(idx).get(str(other / "intro.html")) == "indexed")
+        assert paths_in_store(idx).get(str(other / "_sources" / "intro.rst.txt")) == "indexed"
+        (other / "searchindex.js").write_text('Search.setIndex({"docnames": ["intro"]})')
+        watcher.flush()
+        assert wait_until(lambda: paths_in_store(idx).get(str(other / "_sources" / "intro.rst.txt")) == "skipped")
+        assert paths_in_store(idx)[str(other / "intro.html")] == "indexed"
+        assert errors == []
+    finally:
+        watcher.stop()
+
+
 def test_a_rustdoc_sites_generated_files_are_skipped_and_a_book_inside_it_keeps_its_own_rule(tmp_path):
     """rustdoc's API pages are indexed; its search index, scripts, line-numbered source pages
     and list pages are not. A book (mdBook) inside the same folder is a site of its own."""
