@@ -126,6 +126,7 @@ def without_running_lines(texts: list[str]) -> list[str]:
                       {_edge_key(ln) for ln in lines[-RUNNING_EDGE:]}))
     if sum(1 for t in texts if t) < 3:
         return texts
+    templates = _header_templates(edges)
     out = []
     for i, text in enumerate(texts):
         if not text:
@@ -141,6 +142,9 @@ def without_running_lines(texts: list[str]) -> list[str]:
         # a number alone on the page's first or last line: its number (a chapter's first
         # page has it at the foot where its neighbours have it in their header)
         drop |= {k for k in (filled[0], filled[-1]) if _edge_key(lines[k]) == "#"}
+        first = _edge_key(lines[filled[0]])
+        if first.endswith("#") and " ".join(first.split()[:2]) in templates:
+            drop.add(filled[0])   # a chapter's one page after its first: "Chapter 9: Loops 44"
         # only an unbroken run from the edge: a line below a kept one is the page's own
         head = 0
         while head < len(filled) and filled[head] in drop:
@@ -183,6 +187,21 @@ def dehyphenated(texts: list[str]) -> list[str]:
     return [_BROKEN_WORD.sub(mend, text) if "-\n" in text else text for text in texts]
 
 
+def _header_templates(edges: list[tuple[set[str], set[str]]]) -> set[str]:
+    """The first two words of a running header that names the chapter and the page, when
+    at least three chapters' headers share them ("chapter #:" of "Chapter 5: Arrays and
+    matrices 24"): a chapter with one page after its first has no neighbour with its
+    header, and is told by this."""
+    shared: dict[str, set[str]] = {}
+    for i, (top, _) in enumerate(edges):
+        near = set().union(*(edges[j][0] for j in (i - 2, i - 1, i + 1, i + 2) if 0 <= j < len(edges)))
+        for key in top & near:
+            words = key.split()
+            if len(words) > 2 and key.endswith("#") and "#" in " ".join(words[:2]):
+                shared.setdefault(" ".join(words[:2]), set()).add(key)
+    return {prefix for prefix, keys in shared.items() if len(keys) >= 3}
+
+
 def _outline(reader) -> dict[int, list[tuple[int, str]]]:  # noqa: ANN001 - pypdf.PdfReader
     """The PDF's outline (its bookmarks: the table of contents a viewer shows), as
     (level, title) by 0-based page, in order; empty when it has none or it cannot be read."""
@@ -218,25 +237,25 @@ _SECTION_NUMBER = re.compile(r"(?:[0-9]+|[A-Z]|[IVXLC]+)(?:\.[0-9]+)*\.?\s+|(?:c
 
 def _heading_line(lines: list[tuple[int, int, str]], start: int, title: str) -> tuple[int, int] | None:
     """The line (or two lines, a wrapped title) at or after `start` that shows the outline
-    title `title`, as (first, last) line index: the same letters and digits, or the title
-    after the section number the page prints and the outline leaves out ("Introduction"
-    for "1 Introduction", "Appendix A The Reference" for "A The Reference")."""
+    title `title`, as (first, last) line index: the same letters and digits, else the
+    title after the section number the page prints and the outline leaves out
+    ("Introduction" for "1 Introduction", "Appendix A The Reference" for "A The Reference")."""
     want = _title_key(title)
-    bare = _title_key(_SECTION_NUMBER.sub("", title, count=1)) if _SECTION_NUMBER.match(title) else want
     if not want:
         return None
+    bare = _title_key(_SECTION_NUMBER.sub("", title, count=1)) if _SECTION_NUMBER.match(title) else want
+    shown: list[tuple[int, int, str, str]] = []        # (first, last, letters, unnumbered)
     for i in range(start, len(lines)):
         for j in (i, i + 1):
             if j >= len(lines):
                 break
-            shown = " ".join(ln for _, _, ln in lines[i:j + 1])
-            key = _title_key(shown)
+            text = " ".join(ln for _, _, ln in lines[i:j + 1]).strip()
+            key = _title_key(text)
             if len(key) > 3 * len(want) + 12:
                 break
-            without = _title_key(_SECTION_NUMBER.sub("", shown.strip(), count=1))
-            if key == want or (without and without in (want, bare)):
-                return i, j
-    return None
+            shown.append((i, j, key, _title_key(_SECTION_NUMBER.sub("", text, count=1))))
+    exact = next(((i, j) for i, j, key, _ in shown if key == want), None)
+    return exact or next(((i, j) for i, j, _, without in shown if without and without in (want, bare)), None)
 
 
 def _page_blocks(text: str, base: int, page: int, entries, stack: list[tuple[int, str]]) -> list[Block]:  # noqa: ANN001

@@ -5,8 +5,27 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def make_pdf(pages: list[str]) -> bytes:
-    """A minimal valid PDF with one text line per page (Helvetica), built by hand."""
+def make_pdf(pages: list[str | list[str]], outline: list[tuple[int, str, int]] = ()) -> bytes:
+    """A minimal valid PDF (Helvetica), built by hand: a page is one text line, or a list
+    of lines set one below the other. `outline`: bookmarks (level, title, 0-based page),
+    in order, a level-2 entry under the level-1 entry before it (added with pypdf)."""
+    raw = _pdf_pages(pages)
+    if not outline:
+        return raw
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(raw)))
+    parents: dict[int, object] = {}
+    for level, title, page in outline:
+        parents[level] = writer.add_outline_item(title=title, page_number=page, parent=parents.get(level - 1))
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def _pdf_pages(pages: list[str | list[str]]) -> bytes:
     objects: list[bytes] = []
     n = len(pages)
     font_id = 3 + 2 * n
@@ -18,8 +37,11 @@ def make_pdf(pages: list[str]) -> bytes:
         objects.append(
             f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {content_id} 0 R "
             f"/Resources << /Font << /F1 {font_id} 0 R >> >> >>".encode())
-        safe = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-        stream = f"BT /F1 12 Tf 72 720 Td ({safe}) Tj ET".encode()
+        lines = [text] if isinstance(text, str) else text
+        shown = " 0 -14 Td ".join(
+            "({}) Tj".format(ln.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)"))
+            for ln in lines)
+        stream = f"BT /F1 12 Tf 72 720 Td {shown} ET".encode()
         objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
     out = bytearray(b"%PDF-1.4\n")

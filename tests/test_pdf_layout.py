@@ -1,0 +1,92 @@
+"""A typeset PDF's layout (indexer/parse_pdf.py): running headers and footers are not the
+page's text, a word broken at a line's end is one word, and the PDF's outline gives the
+sections that name the passages."""
+
+from __future__ import annotations
+
+from indexer_corpus import make_pdf
+
+from indexer.parse_pdf import dehyphenated, parse_pdf, without_running_lines
+from indexer.parsers import parse_bytes
+
+BOOK = [   # a manual as TeX sets it: the chapter's first page has its number at the foot
+    ["1 Installing", "Unpack the sources into a folder of your own.", "The build needs a C compiler.", "1"],
+    ["Chapter 1: Installing 2", "1.1 Building from source", "Run configure, then make. It is recom-",
+     "mended to build outside the source tree."],
+    ["Chapter 1: Installing 3", "A Debian-", "based system has the compilers as packages; every Debian-based",
+     "system names them the same way."],
+    ["Chapter 1: Installing 4", "1.2 Testing the build", "Run make check before installing."],
+    ["2 Using it", "Start the program from a terminal.", "5"],
+    ["Chapter 2: Using it 6", "Options are given on the command line.", "Each option has a long name."],
+    ["Chapter 2: Using it 7", "The short names are single letters."],
+    ["3 Reporting bugs", "Send a report with the version.", "8"],
+    ["Chapter 3: Reporting bugs 9", "Say what you expected."],
+    ["Chapter 3: Reporting bugs 10", "Attach the smallest input that shows it."],
+    ["4 Licence", "The program is free software.", "11"],
+    # the chapter's one page after its first: no neighbour has its header, its shape tells it
+    ["Chapter 4: Licence 12", "You may share it under the same terms."],
+]
+OUTLINE = [(1, "1 Installing", 0), (2, "Building from source", 1), (2, "Testing the build", 3),
+           (1, "2 Using it", 4), (2, "Options", 5), (1, "3 Reporting bugs", 7), (1, "4 Licence", 10)]
+
+
+def test_running_headers_and_page_numbers_are_not_the_pages_text():
+    doc = parse_pdf(make_pdf(BOOK))
+    assert "Chapter" not in doc.text
+    lines = doc.text.split("\n")
+    assert not any(line.strip().isdigit() for line in lines)      # no page numbers left
+    # the page's own first line is its first line now, not the header run into it
+    assert "1.1 Building from source" in lines and "Start the program from a terminal." in lines
+    assert "Unpack the sources into a folder of your own." in doc.text
+    # a line that only looks like a header (once, not at every page's edge) stays
+    pages = ["Results\nThe first result.", "Results\nThe second result.", "Method\nWe measured.",
+             "Notes\nA note."]
+    assert without_running_lines(pages)[2] == "Method\nWe measured."
+    assert without_running_lines(pages)[0] == "The first result."
+    # too short a document to tell: as it is; pages of one repeated line: that is the text
+    assert without_running_lines(["Title\nA.", "Title\nB."]) == ["Title\nA.", "Title\nB."]
+    assert without_running_lines(["Same line."] * 4) == ["Same line."] * 4
+
+
+def test_a_word_broken_at_a_lines_end_is_one_word_and_a_compound_keeps_its_hyphen():
+    doc = parse_pdf(make_pdf(BOOK))
+    assert "It is recommended\nto build outside the source tree." in doc.text
+    assert "A Debian-based\nsystem has the compilers" in doc.text   # the form it uses elsewhere
+    assert dehyphenated(["a de-\nfault value", "a non-\nASCII name", "recom-\nmended."]) == [
+        "a default\nvalue", "a non-ASCII\nname", "recommended."]
+    assert dehyphenated(["x = 1 -\n2", "well-known and well-\nknown"]) == ["x = 1 -\n2", "well-known and well-known"]
+
+
+def test_the_outline_gives_each_passage_its_section_and_a_section_goes_on_over_the_page():
+    doc = parse_bytes(make_pdf(BOOK, OUTLINE), ext=".pdf")
+    def path_of(phrase):
+        at = doc.text.index(phrase)
+        block = next(b for b in doc.blocks if b.start <= at < b.end)
+        return block.heading_path, block.page, block.kind
+
+    assert path_of("Unpack the sources") == (("1 Installing",), 1, "text")
+    assert path_of("1.1 Building from source") == (("1 Installing", "1.1 Building from source"), 2, "heading")
+    assert path_of("Run configure") == (("1 Installing", "1.1 Building from source"), 2, "text")
+    # page 3 has no heading of its own: the section of page 2 goes on
+    assert path_of("A Debian-based") == (("1 Installing", "1.1 Building from source"), 3, "text")
+    assert path_of("Run make check") == (("1 Installing", "1.2 Testing the build"), 4, "text")
+    assert path_of("Start the program") == (("2 Using it",), 5, "text")
+    # a bookmark whose title the page does not show names the page from its top
+    assert path_of("Options are given") == (("2 Using it", "Options"), 6, "text")
+    # without an outline: no sections, nothing else lost
+    plain = parse_bytes(make_pdf(BOOK), ext=".pdf")
+    assert all(b.heading_path == () for b in plain.blocks) and plain.text == doc.text
+
+
+def test_a_pdf_manual_is_searched_by_its_sections_and_mended_words(make_index, tmp_path):
+    """Real index: the passage found for a word the typesetting broke is titled by its
+    section and cited at its page."""
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    (folder / "manual.pdf").write_bytes(make_pdf(BOOK, OUTLINE))
+    idx = make_index()
+    idx.add_root(folder)
+    assert idx.update().added == 1
+    hit = idx.search("recommended build outside source tree", k=1)[0]
+    assert hit.title == "manual.pdf > 1 Installing > 1.1 Building from source"
+    assert hit.page == 2 and "It is recommended" in hit.text and "Chapter 1" not in hit.text
