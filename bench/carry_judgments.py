@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from itertools import zip_longest
 from pathlib import Path
 
 from bench_answer_judged import majority
@@ -84,14 +85,26 @@ def new_labels(paths: list[Path]) -> list[dict[tuple[str, str, str, str], dict]]
 
 def list_new(rnd: str, corpora: list[str], out: Path, judged: list[Path] = ()) -> None:
     """One line per question that has units no earlier round judged: the question, its
-    key phrase and only those units (with their cited passage), as RUBRIC-answers.md reads."""
+    key phrase and only those units (with their cited passage), as RUBRIC-answers.md reads.
+    `rnd` may name several rounds ("before,held": two versions compared, judged blind in
+    one list): a unit shown by both is listed once, the rounds' units taking turns and
+    numbered anew, with no word of the round they come from."""
     lines, count = [], 0
     done = new_labels(list(judged))
     for corpus in corpora:
         labels = earlier_labels(corpus)
-        for a in load(DATA / f"answers-{corpus}-{rnd}.jsonl"):
-            new = [u for u in a["units"] if unit_key(a["qid"], u) not in labels
-                   and not (done and all(unit_key(a["qid"], u) in j for j in done))]
+        rounds = [load(DATA / f"answers-{corpus}-{r}.jsonl") for r in rnd.split(",")]
+        for answers in zip(*rounds):
+            a = answers[0]
+            assert all(b["qid"] == a["qid"] for b in answers), "the rounds' questions differ"
+            seen, new = set(), []
+            for u in (u for column in zip_longest(*(b["units"] for b in answers)) for u in column if u):
+                key = unit_key(a["qid"], u)
+                if key in labels or key in seen or (done and all(key in j for j in done)):
+                    continue
+                seen.add(key)
+                new.append({**{k: v for k, v in u.items() if k not in ("unit", "shown_as_answer")},
+                            "unit": len(new) + 1} if len(answers) > 1 else u)
             if new:
                 count += len(new)
                 lines.append(json.dumps({**{k: a[k] for k in ("qid", "question", "key_phrase")},

@@ -1,10 +1,11 @@
 """Typeset PDFs (papers, manuals, books): what reading their layout (indexer/parse_pdf.py:
-running headers and footers dropped, words broken at a line's end mended, sections from
-the PDF's outline) does for search. Prints figures, asserts nothing.
+running headers and footers dropped, table-of-contents and index lines that point to a
+page dropped, words broken at a line's end mended, sections from the PDF's outline) does
+for search. Prints figures, asserts nothing.
 
     python bench/pdf_layout.py [--corpora rpdf] [--reuse] [--parts]
 
-Two indexes are built side by side in one run: as shipped, and with the three layout steps
+Two indexes are built side by side in one run: as shipped, and with the four layout steps
 switched off (indexer.parse_pdf's functions patched here, nowhere else), which is how every
 release before stop 42 read a PDF: each page's text layer as one block, with no heading.
 --parts adds one index per step left out. Each index is searched as the product searches
@@ -27,6 +28,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from retrieval_data import OUT, PDFS, corpus, norm, questions  # noqa: E402
 
 STEPS = {"running": ("without_running_lines", lambda texts: texts),
+         "pointers": ("without_page_pointers", lambda texts: texts),
          "hyphens": ("dehyphenated", lambda texts: texts),
          "outline": ("_outline", lambda reader: {})}
 VARIANTS = {"before": tuple(STEPS), "data": ()}   # "data": the index the other benches use
@@ -86,8 +88,8 @@ def main() -> None:
         for tag, off in variants.items():
             info, m = rows[tag]
             nat, ex = m["natural"], m["exact"]
-            label = {"before": "page text as is (before)", "data": "layout read (shipped)"}.get(
-                tag, f"without {off[0]}")
+            label = ({"before": "page text as is (before)", "data": "layout read (shipped)"}[tag]
+                     if tag in VARIANTS else f"without {STEPS[off[0]][0]}")
             print(f"{label:34} {info['files']:>5} {info['chunks']:>7} {info['seconds']:>8.1f} | "
                   f"{nat['hits']:>2}/{nat['n']:<2} {nat['recall']:.3f} | {ex['hits']:>2}/{ex['n']:<2} "
                   f"{ex['recall']:.3f} | {nat['titled']:.2f}")

@@ -68,7 +68,7 @@ def parse_pdf(data: bytes, *, ocr: bool = False) -> ParsedDoc:
                 reader_ocr = _Ocr(data)
             text = reader_ocr.page_text(number - 1)
         texts.append(text)
-    texts = dehyphenated(without_running_lines(texts))
+    texts = dehyphenated(without_page_pointers(without_running_lines(texts)))
     headings = _outline(reader)
     parts: list[str] = []
     blocks: list[Block] = []
@@ -185,6 +185,27 @@ def dehyphenated(texts: list[str]) -> list[str]:
         return word + rest + ("\n" if space else "")
 
     return [_BROKEN_WORD.sub(mend, text) if "-\n" in text else text for text in texts]
+
+
+_PAGE_POINTER = re.compile(r"[^\n]*?(?:\.[ \t]?){4,}[ \t]*(?:\d+|[ivxlc]+)(?:[ \t]*[,\u2013-][ \t]*\d+)*[ \t]*",
+                           re.IGNORECASE)
+
+
+def without_page_pointers(texts: list[str]) -> list[str]:
+    """Each page without the lines that only point to a page through a dot leader: a table
+    of contents' "1.1 Package structure ........ 3" and an index's "R_alloc . . . . . 110".
+    The pages they point to are indexed; kept, they are what search finds for a name (the
+    index lists every name once more, in a passage of nothing but names and numbers). Four
+    dots at least: an ellipsis ("1, 2, ... 10") is three."""
+    out = []
+    for text in texts:
+        if "...." not in text and ". . . ." not in text:
+            out.append(text)
+            continue
+        lines = text.split("\n")
+        kept = [ln for ln in lines if not _PAGE_POINTER.fullmatch(ln)]
+        out.append("\n".join(kept).strip() if len(kept) < len(lines) else text)
+    return out
 
 
 def _header_templates(edges: list[tuple[set[str], set[str]]]) -> set[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from indexer_corpus import make_pdf
 
-from indexer.parse_pdf import dehyphenated, parse_pdf, without_running_lines
+from indexer.parse_pdf import dehyphenated, parse_pdf, without_page_pointers, without_running_lines
 from indexer.parsers import parse_bytes
 
 BOOK = [   # a manual as TeX sets it: the chapter's first page has its number at the foot
@@ -46,6 +46,17 @@ def test_running_headers_and_page_numbers_are_not_the_pages_text():
     # too short a document to tell: as it is; pages of one repeated line: that is the text
     assert without_running_lines(["Title\nA.", "Title\nB."]) == ["Title\nA.", "Title\nB."]
     assert without_running_lines(["Same line."] * 4) == ["Same line."] * 4
+
+
+def test_table_of_contents_and_index_lines_that_point_to_a_page_are_dropped():
+    pages = ["Table of Contents\n1 Installing . . . . . . . . . . . . 1\n1.1 Building from source............ 2\n"
+             "Appendix B Options . . . . . . . . . xii",
+             "Index\nR_alloc . . . . . . . . . . . . . . . 110\nR_free . . . . . . . . . 110, 112\nconfigure ...... 3-4",
+             "Counting 1, 2, ... 10 is an ellipsis.\nSo is this . . .\nand this.... 4 apples\nx <- c(1, 2) ....."]
+    assert without_page_pointers(pages) == ["Table of Contents", "Index", pages[2]]
+    doc = parse_pdf(make_pdf([["Contents", "1 Installing . . . . . . . . . . 2", "2 Using it . . . . . . . . . . 3"],
+                              ["1 Installing", "Unpack the sources."], ["2 Using it", "Start the program."]]))
+    assert ". . ." not in doc.text and "Unpack the sources." in doc.text
 
 
 def test_a_word_broken_at_a_lines_end_is_one_word_and_a_compound_keeps_its_hyphen():
