@@ -45,8 +45,13 @@ def main() -> None:
                          "off: the candidates before they were), for a side-by-side")
     ap.add_argument("--tag", default="", help="a round's name: answers-<corpus>-<tag>.jsonl "
                     "(an earlier round's file and its judgements stay as they are)")
+    ap.add_argument("--index-tag", default="", help="the bench index to answer from, "
+                    "bench/out/retrieval/<corpus>/<tag> (default: the one the other benches use; "
+                    "`before`: the index bench/pdf_layout.py or bench/doc_site.py built the way "
+                    "localrag read the files before)")
     args = ap.parse_args()
     from bench_relevance import index_dir
+    from retrieval_data import OUT
 
     from localrag.answering.label.render import LABEL_SYMBOL, segment_symbol
     from localrag.answering.label.units import inline_code
@@ -61,7 +66,9 @@ def main() -> None:
         qs = questions(corpus(name), "natural")[args.skip:]
         if args.limit:
             qs = qs[:args.limit]
-        data_dir = index_dir(name)
+        data_dir = OUT / name / args.index_tag if args.index_tag else index_dir(name)
+        if not (data_dir / "build.json").exists():
+            raise SystemExit(f"no index in {data_dir}")
         suffix = ("" if args.rerank == "off" else "-rerank") + (f"-{args.tag}" if args.tag else "")
         out = OUT_DIR / f"answers-{name}{suffix}.jsonl"
         if out.exists() and not args.force:
