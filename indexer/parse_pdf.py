@@ -82,7 +82,7 @@ def parse_pdf(data: bytes, *, ocr: bool = False) -> ParsedDoc:
         if parts:
             parts.append("\n\n")
             pos += 2
-        page_blocks = _page_blocks(text, pos, number, headings.get(number - 1, ()), stack)
+        text, page_blocks = _page_blocks(text, pos, number, headings.get(number - 1, ()), stack)
         blocks.extend(page_blocks or [Block(pos, pos + len(text), "text", (), number)])
         parts.append(text)
         pos += len(text)
@@ -279,18 +279,23 @@ def _heading_line(lines: list[tuple[int, int, str]], start: int, title: str) -> 
     return exact or next(((i, j) for i, j, _, without in shown if without and without in (want, bare)), None)
 
 
-def _page_blocks(text: str, base: int, page: int, entries, stack: list[tuple[int, str]]) -> list[Block]:  # noqa: ANN001
-    """One page's blocks: its paragraphs under the outline's headings, each heading that
-    the page shows a block of its own where it stands. A heading of the outline not found
-    on its page (drawn as an image, or worded apart) names the page from its top. `stack`
-    is the heading path so far (carried from page to page)."""
-    lines = lines_of(text)
+def _page_blocks(text: str, base: int, page: int, entries, stack: list[tuple[int, str]]  # noqa: ANN001
+                 ) -> tuple[str, list[Block]]:
+    """One page's text and blocks: its paragraphs under the outline's headings, each
+    heading the page shows a block of its own where it stands, set apart by blank lines
+    (the page prints it on a line of its own, above its section's first sentence; run
+    together, "2.12 Why is R named R? The name is partly based ..." would read as one
+    sentence). A heading of the outline not found on its page (drawn as an image, or worded
+    apart) names the page from its top. `stack` is the heading path so far (carried from
+    page to page)."""
+    lines = text.split("\n")
+    located = lines_of(text)
     prior = tuple(t for _, t in stack)                  # the section the page goes on with
     cuts: list[tuple[int, int, tuple[str, ...]]] = []   # (first line, last line, path)
     at = 0
     for level, title in entries:
-        found = _heading_line(lines, at, title)
-        shown = " ".join(" ".join(ln for _, _, ln in lines[found[0]:found[1] + 1]).split()) if found else ""
+        found = _heading_line(located, at, title)
+        shown = " ".join(" ".join(lines[found[0]:found[1] + 1]).split()) if found else ""
         path = set_heading(stack, level, shown or title)   # as the page shows it, numbered
         if found is None:
             if not cuts:
@@ -301,18 +306,32 @@ def _page_blocks(text: str, base: int, page: int, entries, stack: list[tuple[int
         cuts.append((found[0], found[1], path))
         at = found[1] + 1
     if not cuts:
-        return paragraphs(text, base, heading_path=prior, page=page)
+        return text, paragraphs(text, base, heading_path=prior, page=page)
+    # the page again, each heading line a paragraph of its own
+    starts = {a for a, b, _ in cuts if b >= 0}
+    ends = {b for _, b, _ in cuts if b >= 0}
+    out: list[str] = []
+    moved: dict[int, int] = {}
+    for k, line in enumerate(lines):
+        if k in starts and out and out[-1].strip():
+            out.append("")
+        moved[k] = len(out)
+        out.append(line)
+        if k in ends and k + 1 < len(lines) and lines[k + 1].strip():
+            out.append("")
+    text = "\n".join(out)
+    located = lines_of(text)
     blocks: list[Block] = []
-    first = cuts[0][0]
+    first = moved[cuts[0][0]]
     if first > 0:      # text above the page's first heading: the section before goes on
-        blocks += paragraphs(text[:lines[first][0]], base, heading_path=prior, page=page)
+        blocks += paragraphs(text[:located[first][0]], base, heading_path=prior, page=page)
     for k, (a, b, path) in enumerate(cuts):
-        body_start = 0 if b < 0 else lines[b][1]
+        body_start = 0 if b < 0 else located[moved[b]][1]
         if b >= 0:
-            blocks.append(Block(base + lines[a][0], base + lines[b][1], "heading", path, page))
-        end = lines[cuts[k + 1][0]][0] if k + 1 < len(cuts) else len(text)
+            blocks.append(Block(base + located[moved[a]][0], base + located[moved[b]][1], "heading", path, page))
+        end = located[moved[cuts[k + 1][0]]][0] if k + 1 < len(cuts) else len(text)
         blocks += paragraphs(text[body_start:end], base + body_start, heading_path=path, page=page)
-    return blocks
+    return text, blocks
 
 
 def _decrypt_without_password(reader) -> None:  # noqa: ANN001 - pypdf.PdfReader

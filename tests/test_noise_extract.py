@@ -92,6 +92,19 @@ def test_sentence_spans_keep_offsets_and_lines():
     assert line_at(text, 0, None) is None
 
 
+def test_a_numbered_title_standing_alone_is_no_sentence():
+    """A typeset PDF's section heading, set apart by the parser (tests/test_pdf_layout.py),
+    is never quoted, even as a question; a sentence that starts with a number is."""
+    text = ("7.33 Why are powers of negative numbers wrong?\n\nUsers are sometimes surprised by "
+            "the value returned.\n\n1.5 GB of disk space is needed.\n\n3 files are read first.\n\n"
+            "B.1 Invoking R from the command line\n\nR accepts these options.\n"
+            "7.34 Why? Wrapped into a paragraph, a line is read as its text.")
+    assert [s.text for s in sentence_spans(text)] == [
+        "Users are sometimes surprised by the value returned.", "1.5 GB of disk space is needed.",
+        "3 files are read first.", "R accepts these options.", "7.34 Why?",
+        "Wrapped into a paragraph, a line is read as its text."]
+
+
 def test_sentence_offsets_match_the_regex_search_they_replace():
     """_sentences finds each sentence right after the last one without compiling a pattern
     per sentence; its spans are the ones the regex search (words joined by \\s+, from the

@@ -84,9 +84,13 @@ def test_the_outline_gives_each_passage_its_section_and_a_section_goes_on_over_t
     assert path_of("Start the program") == (("2 Using it",), 5, "text")
     # a bookmark whose title the page does not show names the page from its top
     assert path_of("Options are given") == (("2 Using it", "Options"), 6, "text")
+    # a heading the page shows is a paragraph of its own, never the start of a sentence
+    assert "\n\n1.1 Building from source\n\nRun configure, then make." in doc.text
     # without an outline: no sections, nothing else lost
     plain = parse_bytes(make_pdf(BOOK), ext=".pdf")
-    assert all(b.heading_path == () for b in plain.blocks) and plain.text == doc.text
+    assert all(b.heading_path == () for b in plain.blocks)
+    assert "1.1 Building from source\nRun configure" in plain.text
+    assert plain.text.split() == doc.text.split()
 
 
 def test_a_pdf_manual_is_searched_by_its_sections_and_mended_words(make_index, tmp_path):

@@ -71,6 +71,21 @@ def _heading_line(line: str) -> bool:
     return bool(_ATX_HEADING.match(line)) and not _ENDS_SENTENCE.search(line.rstrip())
 
 
+_NUMBERED_TITLE = re.compile(r"(?:\d+(?:\.\d+)+\.?|\d+|[A-Z](?:\.\d+)+\.?)[ \t]+\S.{0,118}")
+
+
+def _numbered_title(lines: list[str], n: int) -> bool:
+    """A section's numbered title standing as a paragraph of its own ("7.33 Why are powers
+    of negative numbers wrong?", "2 Writing R documentation files"): a heading, even when
+    it asks a question, never a sentence of the text under it. A typeset PDF's headings
+    are read so (parse_pdf sets them apart): quoted, "7.33 Why are powers ..." stood as the
+    answer to a question it only repeats. A line ending in a full stop is a sentence ("1.5
+    GB of disk space is needed.", a list's "2. Install it.")."""
+    line = lines[n].strip()
+    return (bool(_NUMBERED_TITLE.fullmatch(line)) and not line.endswith((".", ":", ";"))
+            and (n == 0 or not lines[n - 1].strip()) and (n + 1 == len(lines) or not lines[n + 1].strip()))
+
+
 _CELL_GAP = re.compile(r"\S {3,}(?=\S)")
 
 
@@ -98,7 +113,7 @@ def _blocks(text: str) -> list[tuple[int, str]]:
         nxt = next((x for x in lines[n + 1:n + 3] if x.strip()), "")
         row = rows[n] and ((n > 0 and rows[n - 1]) or (n + 1 < len(lines) and rows[n + 1]))
         if line.strip() and (is_markup(line) or _PROMPT_LINE.match(line) or _term_line(line, nxt)
-                             or _heading_line(line) or row):
+                             or _heading_line(line) or row or _numbered_title(lines, n)):
             if pos > start:
                 out.append((start, text[start:pos]))
             start = end + 1
