@@ -157,7 +157,11 @@ def without_running_lines(texts: list[str]) -> list[str]:
     return out if any(out) else texts    # pages of one repeated line each: that is the text
 
 
-_BROKEN_WORD = re.compile(r"([^\W\d_]+)-\n([^\W\d_]+)(\S*)([ \t]+)?")
+_BROKEN_WORD = re.compile(r"((?<=-))?([^\W\d_]+)-\n([^\W\d_]+)(\S*)([ \t]+)?")
+# an identifier broken after one of its underscores ("LD_" / "LIBRARY_PATH", "R_init_" /
+# "pkgname"): not a name that starts and ends with one ("_R_CHECK_TIMINGS_" / "is"), nor
+# one that ends with two ("__linux__" / "macOS:", a list of names one a line)
+_BROKEN_NAME = re.compile(r"(?<!\w)([A-Za-z0-9](?:[\w.]*[A-Za-z0-9.])?_)\n([A-Za-z0-9]\S*)([ \t]+)?")
 _WORDS = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 
 
@@ -168,15 +172,19 @@ def dehyphenated(texts: list[str]) -> list[str]:
     ("Debian-\nbased" -> "Debian-based"): the document itself decides, by the form it
     uses on one line elsewhere (the joined word or the hyphenated one); a word it never
     shows whole is joined when its second part starts in lower case ("de-\nfault"), kept
-    hyphenated otherwise ("non-\nASCII")."""
+    hyphenated otherwise ("non-\nASCII"), and so is a word already hyphenated ("cut-and-\n
+    paste"). Likewise an identifier broken after one of its underscores, as texinfo breaks
+    them ("LD_\nLIBRARY_PATH" -> "LD_LIBRARY_PATH": an exact lookup types it whole), but not
+    a name that starts and ends with one ("_R_CHECK_TIMINGS_\nis") or ends with two
+    ("__linux__\nmacOS:", names one a line)."""
     seen: set[str] = set()
     for text in texts:
         seen.update(w.lower() for w in _WORDS.findall(text))
 
     def mend(m: re.Match) -> str:
-        first, second, rest, space = m.groups()
+        joined, first, second, rest, space = m.groups()
         whole, compound = first + second, f"{first}-{second}"
-        if compound.lower() in seen:
+        if joined is not None or compound.lower() in seen:   # "cut-and-" / "paste"
             word = compound
         elif whole.lower() in seen or second[0].islower():
             word = whole
@@ -184,7 +192,14 @@ def dehyphenated(texts: list[str]) -> list[str]:
             word = compound
         return word + rest + ("\n" if space else "")
 
+    texts = [_BROKEN_NAME.sub(_join_name, t) if "_\n" in t else t for t in texts]
     return [_BROKEN_WORD.sub(mend, text) if "-\n" in text else text for text in texts]
+
+
+def _join_name(m: re.Match) -> str:
+    """A name's two parts as one, the rest of its second line moved down after it."""
+    first, second, space = m.groups()
+    return first + second + ("\n" if space else "")
 
 
 _PAGE_POINTER = re.compile(r"[^\n]*?(?:\.[ \t]?){4,}[ \t]*(?:\d+|[ivxlc]+)(?:[ \t]*[,\u2013-][ \t]*\d+)*[ \t]*",

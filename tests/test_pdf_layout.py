@@ -65,7 +65,12 @@ def test_a_word_broken_at_a_lines_end_is_one_word_and_a_compound_keeps_its_hyphe
     assert "A Debian-based\nsystem has the compilers" in doc.text   # the form it uses elsewhere
     assert dehyphenated(["a de-\nfault value", "a non-\nASCII name", "recom-\nmended."]) == [
         "a default\nvalue", "a non-ASCII\nname", "recommended."]
-    assert dehyphenated(["x = 1 -\n2", "well-known and well-\nknown"]) == ["x = 1 -\n2", "well-known and well-known"]
+    assert dehyphenated(["x = 1 -\n2", "well-known and well-\nknown", "to cut-and-\npaste it"]) == [
+        "x = 1 -\n2", "well-known and well-known", "to cut-and-paste\nit"]
+    # an identifier broken after an underscore, as texinfo breaks them, is one name again
+    assert dehyphenated(["Set LD_\nLIBRARY_PATH first.", "normally R_\nLIBS_USER.", "_R_CHECK_TIMINGS_\nis set",
+                         "__linux__\nmacOS:"]) == [
+        "Set LD_LIBRARY_PATH\nfirst.", "normally R_LIBS_USER.", "_R_CHECK_TIMINGS_\nis set", "__linux__\nmacOS:"]
 
 
 def test_the_outline_gives_each_passage_its_section_and_a_section_goes_on_over_the_page():
