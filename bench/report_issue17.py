@@ -27,7 +27,9 @@
    phrase;
 10. a documentation site indexed whole (flask, held out: Sphinx HTML with its generated
    files): search with and without the generated-file rule (bench/doc_site.py);
-11. speed against the main the issue was filed on (006a393): answer p50 and fresh-process
+11. typeset PDFs (rpdf, held out: the R manuals): search with and without reading the
+   layout (bench/pdf_layout.py);
+12. speed against the main the issue was filed on (006a393): answer p50 and fresh-process
    `localrag search` p50 (default, i.e. with the second stage; without it; with the learned
    ranker), side by side in turns, and the second stage's cost per query in one warm
    process (bench/bench_speed_vs_main.py; --no-speed skips it).
@@ -80,6 +82,7 @@ def main() -> None:
         "bench/other_languages.py", "--corpora", "mdnotes,mdnotes2", "--quotes"])
     run("a documentation site indexed whole (flask, held out): its generated files skipped or not", [
         "bench/doc_site.py"])
+    run("typeset PDFs (rpdf, held out): their layout read or not", ["bench/pdf_layout.py"])
     if not args.no_speed:
         run("speed against main 006a393", ["bench/bench_speed_vs_main.py", "--main-ref", "006a393"])
 
