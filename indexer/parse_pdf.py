@@ -162,6 +162,7 @@ _BROKEN_WORD = re.compile(r"((?<=-))?([^\W\d_]+)-\n([^\W\d_]+)(\S*)([ \t]+)?")
 # "pkgname"): not a name that starts and ends with one ("_R_CHECK_TIMINGS_" / "is"), nor
 # one that ends with two ("__linux__" / "macOS:", a list of names one a line)
 _BROKEN_NAME = re.compile(r"(?<!\w)([A-Za-z0-9](?:[\w.]*[A-Za-z0-9.])?_)\n([A-Za-z0-9]\S*)([ \t]+)?")
+_BROKEN_PAIR = re.compile(r"[^\W\d_]+-\n[^\W\d_]+")
 _WORDS = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 
 
@@ -170,26 +171,29 @@ def dehyphenated(texts: list[str]) -> list[str]:
     -> "recommended" (the rest of the line moves down), so that search and quotes read
     the word; LaTeX and TeX break about one word a page. A compound keeps its hyphen
     ("Debian-\nbased" -> "Debian-based"): the document itself decides, by the form it
-    uses on one line elsewhere (the joined word or the hyphenated one); a word it never
-    shows whole is joined when its second part starts in lower case ("de-\nfault"), kept
+    uses on one line elsewhere (the joined word or the hyphenated one), else a word whose
+    two parts it shows as words of their own keeps it ("network-\nmounted", "stack-\nbased");
+    a word it never shows whole is joined when its second part starts in lower case ("de-\nfault"), kept
     hyphenated otherwise ("non-\nASCII"), and so is a word already hyphenated ("cut-and-\n
     paste"). Likewise an identifier broken after one of its underscores, as texinfo breaks
     them ("LD_\nLIBRARY_PATH" -> "LD_LIBRARY_PATH": an exact lookup types it whole), but not
     a name that starts and ends with one ("_R_CHECK_TIMINGS_\nis") or ends with two
     ("__linux__\nmacOS:", names one a line)."""
     seen: set[str] = set()
-    for text in texts:
-        seen.update(w.lower() for w in _WORDS.findall(text))
+    for text in texts:   # the words the document shows whole (not the halves of broken ones)
+        seen.update(w.lower() for w in _WORDS.findall(_BROKEN_PAIR.sub(" ", text)))
 
     def mend(m: re.Match) -> str:
         joined, first, second, rest, space = m.groups()
         whole, compound = first + second, f"{first}-{second}"
         if joined is not None or compound.lower() in seen:   # "cut-and-" / "paste"
             word = compound
-        elif whole.lower() in seen or second[0].islower():
+        elif whole.lower() in seen:
             word = whole
-        else:
+        elif first.lower() in seen and second.lower() in seen:   # "stack-" / "based"
             word = compound
+        else:
+            word = whole if second[0].islower() else compound
         return word + rest + ("\n" if space else "")
 
     texts = [_BROKEN_NAME.sub(_join_name, t) if "_\n" in t else t for t in texts]

@@ -67,6 +67,9 @@ def test_a_word_broken_at_a_lines_end_is_one_word_and_a_compound_keeps_its_hyphe
         "a default\nvalue", "a non-ASCII\nname", "recommended."]
     assert dehyphenated(["x = 1 -\n2", "well-known and well-\nknown", "to cut-and-\npaste it"]) == [
         "x = 1 -\n2", "well-known and well-known", "to cut-and-paste\nit"]
+    # both halves are words the document uses: a compound ("recom" and "mended" are not)
+    assert dehyphenated(["a stack-\nbased one", "the stack grows", "it is based on", "recom-\nmended"]) == [
+        "a stack-based\none", "the stack grows", "it is based on", "recommended"]
     # an identifier broken after an underscore, as texinfo breaks them, is one name again
     assert dehyphenated(["Set LD_\nLIBRARY_PATH first.", "normally R_\nLIBS_USER.", "_R_CHECK_TIMINGS_\nis set",
                          "__linux__\nmacOS:"]) == [
