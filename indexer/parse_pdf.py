@@ -1,4 +1,6 @@
-"""PDF: the text layer of each page; a page without one can be read by OCR (optional)."""
+"""PDF: the text layer of each page, read as typeset (running headers and footers, the
+contents' and index's page pointers left out, words broken at a line's end mended, sections
+from the PDF's outline); a page without a text layer can be read by OCR (optional)."""
 
 from __future__ import annotations
 
