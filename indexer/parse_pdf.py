@@ -121,13 +121,13 @@ def without_running_lines(texts: list[str]) -> list[str]:
     page's first sentence ("Chapter 5: Arrays and matrices 24 5.6 Generalized transpose
     of an array The function aperm ...") and repeats in every chunk's words. Needs three
     pages with text; a shorter document is left as it is."""
+    if sum(1 for t in texts if t) < 3:
+        return texts
     edges: list[tuple[set[str], set[str]]] = []
     for text in texts:
         lines = [ln for ln in text.split("\n") if ln.strip()]
         edges.append(({_edge_key(ln) for ln in lines[:RUNNING_EDGE]},
                       {_edge_key(ln) for ln in lines[-RUNNING_EDGE:]}))
-    if sum(1 for t in texts if t) < 3:
-        return texts
     templates = _header_templates(edges)
     out = []
     for i, text in enumerate(texts):
@@ -286,7 +286,7 @@ def _heading_line(lines: list[tuple[int, int, str]], start: int, title: str) -> 
     if not want:
         return None
     bare = _title_key(_SECTION_NUMBER.sub("", title, count=1)) if _SECTION_NUMBER.match(title) else want
-    shown: list[tuple[int, int, str, str]] = []        # (first, last, letters, unnumbered)
+    unnumbered = None                                  # the first line matching without its number
     for i in range(start, len(lines)):
         for j in (i, i + 1):
             if j >= len(lines):
@@ -295,9 +295,13 @@ def _heading_line(lines: list[tuple[int, int, str]], start: int, title: str) -> 
             key = _title_key(text)
             if len(key) > 3 * len(want) + 12:
                 break
-            shown.append((i, j, key, _title_key(_SECTION_NUMBER.sub("", text, count=1))))
-    exact = next(((i, j) for i, j, key, _ in shown if key == want), None)
-    return exact or next(((i, j) for i, j, _, without in shown if without and without in (want, bare)), None)
+            if key == want:
+                return i, j
+            if unnumbered is None:
+                without = _title_key(_SECTION_NUMBER.sub("", text, count=1))
+                if without and without in (want, bare):
+                    unnumbered = (i, j)
+    return unnumbered
 
 
 def _page_blocks(text: str, base: int, page: int, entries, stack: list[tuple[int, str]]  # noqa: ANN001
