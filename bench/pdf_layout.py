@@ -1,11 +1,12 @@
 """Typeset PDFs (papers, manuals, books): what reading their layout (indexer/parse_pdf.py:
 running headers and footers dropped, table-of-contents and index lines that point to a
-page dropped, words broken at a line's end mended, sections from the PDF's outline) does
-for search. Prints figures, asserts nothing.
+page dropped, words broken at a line's end mended, sections from the PDF's outline,
+footnotes set apart, a sentence over a page break read whole) does for search. Prints
+figures, asserts nothing.
 
     python bench/pdf_layout.py [--corpora rpdf] [--reuse] [--parts]
 
-Two indexes are built side by side in one run: as shipped, and with the four layout steps
+Two indexes are built side by side in one run: as shipped, and with the layout steps
 switched off (indexer.parse_pdf's functions patched here, nowhere else), which is how every
 release before stop 42 read a PDF: each page's text layer as one block, with no heading.
 --parts adds one index per step left out. Each index is searched as the product searches
@@ -30,7 +31,9 @@ from retrieval_data import OUT, PDFS, corpus, norm, questions  # noqa: E402
 STEPS = {"running": ("without_running_lines", lambda texts: texts),
          "pointers": ("without_page_pointers", lambda texts: texts),
          "hyphens": ("dehyphenated", lambda texts: texts),
-         "outline": ("_outline", lambda reader: {})}
+         "outline": ("_outline", lambda reader: {}),
+         "footnotes": ("footnotes_apart", lambda texts: (texts, [[] for _ in texts])),
+         "pagebreaks": ("sentences_across_pages", lambda bodies: bodies)}
 VARIANTS = {"before": tuple(STEPS), "data": ()}   # "data": the index the other benches use
 PART_VARIANTS = {f"no-{step}": (step,) for step in STEPS}
 

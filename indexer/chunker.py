@@ -48,7 +48,7 @@ class Sizer:
         return min(self.target, self.limit) if self.target > 0 else self.limit
 
 
-CHUNKER_VERSION = 8   # 1: words; 2: word pieces fitted to the window, cleaned markup;
+CHUNKER_VERSION = 9   # 1: words; 2: word pieces fitted to the window, cleaned markup;
 #                       3: links wrapped across lines no longer shift later lines;
 #                       4: units (slides, messages, cells) never shared, HTML's main
 #                          content cited by file line, headings cleaned of markup;
@@ -63,6 +63,8 @@ CHUNKER_VERSION = 8   # 1: words; 2: word pieces fitted to the window, cleaned m
 #                          module function's signature is a term like any other
 #                       8: a PDF's layout read: running headers and footers dropped,
 #                          words broken at a line's end mended, sections from its outline
+#                       9: a PDF's footnotes set apart (their marks out of the words), a
+#                          sentence over a page break read whole at its first page
 
 
 def sizer_for(embedder, chunk_tokens: int = 0) -> Sizer | None:  # noqa: ANN001 - an Embedder

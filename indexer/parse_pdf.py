@@ -70,7 +70,10 @@ def parse_pdf(data: bytes, *, ocr: bool = False) -> ParsedDoc:
                 reader_ocr = _Ocr(data)
             text = reader_ocr.page_text(number - 1)
         texts.append(text)
-    texts = dehyphenated(without_page_pointers(without_running_lines(texts)))
+    texts = without_page_pointers(without_running_lines(texts))
+    bodies, notes = footnotes_apart(texts)
+    texts = dehyphenated([_with_notes(body, page_notes) for body, page_notes
+                          in zip(sentences_across_pages(bodies), notes)])
     headings = _outline(reader)
     parts: list[str] = []
     blocks: list[Block] = []
@@ -226,6 +229,115 @@ def without_page_pointers(texts: list[str]) -> list[str]:
         lines = text.split("\n")
         kept = [ln for ln in lines if not _PAGE_POINTER.fullmatch(ln)]
         out.append("\n".join(kept).strip() if len(kept) < len(lines) else text)
+    return out
+
+
+_FOOTNOTE_START = re.compile(r"([1-9]\d{0,2})[ \t]+(?=[^\W\d_]|[‘“\"(\[]|https?:)")
+MAX_FOOTNOTE_SHARE = 0.5
+"""Footnotes are looked for in a page's last half of lines at most."""
+MAX_NOTE_LINES = 6
+"""... and each is this many lines at most: a longer run under a numbered line is the
+page's own text (a list of return values, "1 if the algorithm converged ...")."""
+
+
+def _footnote_marks(body: str, number: int) -> list[re.Match]:
+    """Where `number` stands as a footnote mark in a page's text: glued to the end of a
+    word, or to the punctuation after one ("UTF-16LE1", "installs.1 There")."""
+    return list(re.finditer(rf"(?<=[^\W\d_])([.,;:)\]’”]?){number}(?![\d\w])", body))
+
+
+def footnotes_apart(texts: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Each page split into its body and its footnotes, the marks taken out of the body.
+    A footnote starts on a line of the page's lower half with its number and a word
+    ("1 There are reports of ..."), the same number standing as a mark in the text above
+    it, glued to a word ("UTF-16LE1", "installs.1"); the footnotes after it on the page
+    follow in number order, the lines between them are theirs. The text layer runs a
+    page's footnotes on from its last line: "... page 24.) 1 the distinction is subtle"
+    would read as one sentence, and "installs.1 There" as no sentence end at all. A note
+    is kept, without its number, as a paragraph of its own at the page's end. A mark is
+    taken out only where it stands once on the page (else "log2" could be one)."""
+    bodies: list[str] = []
+    notes: list[list[str]] = []
+    for text in texts:
+        lines = text.split("\n")
+        low = max(1, len(lines) - int(len(lines) * MAX_FOOTNOTE_SHARE))
+        found: tuple[int, list[tuple[int, int]]] | None = None
+        for k in range(low, len(lines)):
+            m = _FOOTNOTE_START.match(lines[k])
+            if not m:
+                continue
+            body = "\n".join(lines[:k])
+            chain, expected = [], int(m.group(1))
+            for j in range(k, len(lines)):
+                n = _FOOTNOTE_START.match(lines[j])
+                if n and int(n.group(1)) == expected:
+                    chain.append((j, expected))
+                    expected += 1
+            ends = [j for j, _ in chain[1:]] + [len(lines)]
+            if (all(b - a <= MAX_NOTE_LINES for (a, _), b in zip(chain, ends))
+                    and all(_footnote_marks(body, number) for _, number in chain)):
+                found = (k, chain)
+                break
+        if found is None:
+            bodies.append(text)
+            notes.append([])
+            continue
+        k, chain = found
+        body = "\n".join(lines[:k]).rstrip()
+        for _, number in chain:
+            marks = _footnote_marks(body, number)
+            if len(marks) == 1:
+                m = marks[0]
+                body = body[:m.start()] + m.group(1) + body[m.end():]
+        page_notes = []
+        for (j, number), nxt in zip(chain, [j for j, _ in chain[1:]] + [len(lines)]):
+            first = _FOOTNOTE_START.match(lines[j])
+            page_notes.append("\n".join([lines[j][first.end():]] + lines[j + 1:nxt]).strip())
+        bodies.append(body)
+        notes.append([n for n in page_notes if n])
+    return bodies, notes
+
+
+def _with_notes(body: str, notes: list[str]) -> str:
+    """A page's text again: its body, then each footnote as a paragraph of its own."""
+    return "\n\n".join([body, *notes]) if body else "\n\n".join(notes)
+
+
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bcf)"
+                           r"[.?!][)\]’”\"']*(?=\s|$)")
+_RUNS_ON = re.compile(r"(?:[^\W\d_],?|[^\W\d_]-)$")   # a line that stops mid-sentence
+_CODE_MARK = re.compile(r"<-|[{}#=;]|\$ |^>")
+MAX_CARRIED_LINES = 3
+
+
+def sentences_across_pages(bodies: list[str]) -> list[str]:
+    """Pages whose last sentence runs on to the next page given the rest of it, from the
+    next page's top up to its sentence end (at most MAX_CARRIED_LINES lines): the
+    sentence is read, quoted and cited whole, at the page where it starts, as a reader
+    cites it. Else the page would end in "... to use C++14 code in a package, the" and
+    the next start with "package's Makevars file (or ...)", two halves that no one can
+    quote. Only prose: the page's last line stops after a word, a comma or a word broken
+    by a hyphen, and holds no code ("<-", "=", braces, a prompt); the next page's first
+    line goes on in lower case. A last line that starts with a number and a word is taken
+    for a footnote (its mark not found) and left as it is."""
+    out = list(bodies)
+    for i in range(len(out) - 1):
+        here, there = out[i], out[i + 1]
+        if not here.strip() or not there.strip():
+            continue
+        last = here.rstrip().rsplit("\n", 1)[-1]
+        first = there.lstrip().split("\n", 1)[0]
+        if (not _RUNS_ON.search(last) or _CODE_MARK.search(last) or len(last.split()) < 4
+                or _FOOTNOTE_START.match(last)                # a footnote not told as one
+                or not first[:1].islower() or _CODE_MARK.search(first)):
+            continue
+        there = there.lstrip()
+        head = "\n".join(there.split("\n")[:MAX_CARRIED_LINES])
+        end = _SENTENCE_END.search(head)
+        if end is None:
+            continue
+        out[i] = here.rstrip() + "\n" + there[:end.end()]
+        out[i + 1] = there[end.end():].lstrip(" \t").lstrip("\n")
     return out
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from indexer_corpus import make_pdf
 
-from indexer.parse_pdf import dehyphenated, parse_pdf, without_page_pointers, without_running_lines
+from indexer.parse_pdf import (dehyphenated, footnotes_apart, parse_pdf, sentences_across_pages,
+                               without_page_pointers, without_running_lines)
 from indexer.parsers import parse_bytes
 
 BOOK = [   # a manual as TeX sets it: the chapter's first page has its number at the foot
@@ -99,6 +100,55 @@ def test_the_outline_gives_each_passage_its_section_and_a_section_goes_on_over_t
     assert all(b.heading_path == () for b in plain.blocks)
     assert "1.1 Building from source\nRun configure" in plain.text
     assert plain.text.split() == doc.text.split()
+
+
+PAPER = [   # a sentence runs on over a page break, and a page has footnotes at its foot
+    ["Chapter 1: Encodings 1", "Unless the file is entirely in ASCII, it is necessary to know",
+     "how it was encoded. Windows may produce Unicode files (UCS-2LE or just possibly",
+     "UTF-16LE1). Most files use an 8-bit encoding unless they come from a Chinese",
+     "or Japanese locale.2 It is not possible to detect which 8-bit encoding a file",
+     "uses with certainty, so you may have to ask the author for some",
+     "1 the distinction is subtle, and the use of surrogate pairs",
+     "is very rare.", "2 Which have a wide range of encodings in common use."],
+    ["Chapter 1: Encodings 2", "clues about where it came from. The file utility reports a guess.",
+     "Export is usually less contentious."],
+    ["Chapter 1: Encodings 3", "Compare the file with a hex dump to be sure."],
+]
+
+
+def test_footnotes_are_paragraphs_of_their_own_and_their_marks_leave_the_words():
+    doc = parse_pdf(make_pdf(PAPER))
+    # the marks are not part of the words (an exact lookup types "UTF-16LE"), nor glued to
+    # a sentence's full stop ("locale.2 It" would be no sentence end)
+    assert "possibly\nUTF-16LE). Most" in doc.text and "Japanese locale. It is not" in doc.text
+    # each note a paragraph of its own at its page's end, without its number
+    assert "\n\nthe distinction is subtle, and the use of surrogate pairs\nis very rare.\n\n" in doc.text
+    assert "\n\nWhich have a wide range of encodings in common use." in doc.text
+    note = doc.text.index("the distinction is subtle")
+    assert next(b for b in doc.blocks if b.start <= note < b.end).page == 1
+    # a line that starts with a number but has no mark above it is the text's own
+    bodies, notes = footnotes_apart(["We ran it twice.\nThe results follow.\n2 runs gave the same answer."])
+    assert notes == [[]] and bodies == ["We ran it twice.\nThe results follow.\n2 runs gave the same answer."]
+    # a mark that stands twice on the page ("log2" and the note's mark) is left as it is
+    bodies, notes = footnotes_apart(["Use log2 here.\nThe scale is binary2 in effect.\n2 As the log says."])
+    assert notes == [["As the log says."]] and "log2" in bodies[0] and "binary2" in bodies[0]
+
+
+def test_a_sentence_that_runs_over_a_page_break_is_one_sentence_at_the_page_it_starts():
+    doc = parse_pdf(make_pdf(PAPER))
+    # page 1's last sentence ends on page 2: read whole, before page 1's footnotes
+    assert "ask the author for some\nclues about where it came from.\n\nthe distinction" in doc.text
+    at = doc.text.index("clues about where it came from.")
+    assert next(b for b in doc.blocks if b.start <= at < b.end).page == 1      # cited where it starts
+    rest = doc.text.index("The file utility reports a guess.")
+    assert next(b for b in doc.blocks if b.start <= rest < b.end).page == 2
+    assert doc.text.count("clues about where") == 1
+    # code, a full stop, an upper-case start or no sentence end near the top: as it was
+    for pages in (["x <- read.table(file, header = TRUE,", "sep = \",\")"],
+                  ["This page ends with a whole sentence.", "then the next page starts in lower case."],
+                  ["The next page begins a new part of the", "Second Part. It is a heading."],
+                  ["A long sentence that goes on and on over the", "page\nand\nthen\nends. here"]):
+        assert sentences_across_pages(pages) == pages
 
 
 def test_a_pdf_manual_is_searched_by_its_sections_and_mended_words(make_index, tmp_path):
