@@ -220,16 +220,30 @@ def without_page_pointers(texts: list[str]) -> list[str]:
     of contents' "1.1 Package structure ........ 3" and an index's "R_alloc . . . . . 110".
     The pages they point to are indexed; kept, they are what search finds for a name (the
     index lists every name once more, in a passage of nothing but names and numbers). Four
-    dots at least: an ellipsis ("1, 2, ... 10") is three."""
+    dots at least: an ellipsis ("1, 2, ... 10") is three. On a page that is half such lines
+    or more, a numbered entry's first line that wraps above its pointer goes with it ("7.18
+    Why does the output from anova() depend on the" / "order of factors in the model? . . .
+    57")."""
     out = []
     for text in texts:
         if "...." not in text and ". . . ." not in text:
             out.append(text)
             continue
         lines = text.split("\n")
-        kept = [ln for ln in lines if not _PAGE_POINTER.fullmatch(ln)]
+        drop = [bool(_PAGE_POINTER.fullmatch(ln)) for ln in lines]
+        filled = sum(1 for ln in lines if ln.strip())
+        if 2 * sum(drop) >= filled:       # a contents or index page: an entry wraps
+            for k in range(len(lines) - 1):
+                if (drop[k + 1] and not drop[k] and _ENTRY.match(lines[k])
+                        and not _ENTRY.match(lines[k + 1]) and not _ENDS.search(lines[k])):
+                    drop[k] = True        # "7.18 Why does the output from anova() depend on the"
+        kept = [ln for ln, gone in zip(lines, drop) if not gone]
         out.append("\n".join(kept).strip() if len(kept) < len(lines) else text)
     return out
+
+
+_ENDS = re.compile(r"[.?!:;][)\]’”\"']*\s*$")
+_ENTRY = re.compile(r"\s*(?:\d+|[A-Z])(?:\.\d+)*\.?\s+\S")   # "7.18 Why ...", "B.2 Options"
 
 
 _FOOTNOTE_START = re.compile(r"([1-9]\d{0,2})[ \t]+(?=[^\W\d_]|[‘“\"(\[]|https?:)")

@@ -55,6 +55,12 @@ def test_table_of_contents_and_index_lines_that_point_to_a_page_are_dropped():
              "Index\nR_alloc . . . . . . . . . . . . . . . 110\nR_free . . . . . . . . . 110, 112\nconfigure ...... 3-4",
              "Counting 1, 2, ... 10 is an ellipsis.\nSo is this . . .\nand this.... 4 apples\nx <- c(1, 2) ....."]
     assert without_page_pointers(pages) == ["Table of Contents", "Index", pages[2]]
+    # a numbered entry that wraps: its first line goes with its pointer; not on a page of prose
+    wrapped = ("Contents\n7.17 Why is it slow? . . . . . 56\n7.18 Why does the output from anova() depend on the\n"
+               "order of factors in the model? . . . . . 57\n7.19 How do I fix it? . . . . . 58")
+    assert without_page_pointers([wrapped]) == ["Contents"]
+    prose = "2 Using it\nStart the program.\nSee the list below:\n1 Options . . . . . 4"
+    assert without_page_pointers([prose]) == ["2 Using it\nStart the program.\nSee the list below:"]
     doc = parse_pdf(make_pdf([["Contents", "1 Installing . . . . . . . . . . 2", "2 Using it . . . . . . . . . . 3"],
                               ["1 Installing", "Unpack the sources."], ["2 Using it", "Start the program."]]))
     assert ". . ." not in doc.text and "Unpack the sources." in doc.text
