@@ -71,10 +71,10 @@ def parse_pdf(data: bytes, *, ocr: bool = False) -> ParsedDoc:
             text = reader_ocr.page_text(number - 1)
         texts.append(text)
     texts = without_page_pointers(without_running_lines(texts))
-    bodies, notes = footnotes_apart(texts)
+    headings = _outline(reader)
+    bodies, notes = footnotes_apart(texts, headings)
     texts = dehyphenated([_with_notes(body, page_notes) for body, page_notes
                           in zip(sentences_across_pages(bodies), notes)])
-    headings = _outline(reader)
     parts: list[str] = []
     blocks: list[Block] = []
     pos = 0
@@ -260,7 +260,8 @@ def _footnote_marks(body: str, number: int) -> list[re.Match]:
     return list(re.finditer(rf"(?<=[^\W\d_])([.,;:)\]’”]?){number}(?![\d\w])", body))
 
 
-def footnotes_apart(texts: list[str]) -> tuple[list[str], list[list[str]]]:
+def footnotes_apart(texts: list[str], headings: dict[int, list[tuple[int, str]]] | None = None
+                    ) -> tuple[list[str], list[list[str]]]:
     """Each page split into its body and its footnotes, the marks taken out of the body.
     A footnote starts on a line of the page's lower half with its number and a word
     ("1 There are reports of ..."), the same number standing as a mark in the text above
@@ -269,17 +270,25 @@ def footnotes_apart(texts: list[str]) -> tuple[list[str], list[list[str]]]:
     page's footnotes on from its last line: "... page 24.) 1 the distinction is subtle"
     would read as one sentence, and "installs.1 There" as no sentence end at all. A note
     is kept, without its number, as a paragraph of its own at the page's end. A mark is
-    taken out only where it stands once on the page (else "log2" could be one)."""
+    taken out only where it stands once on the page (else "log2" could be one). Not a
+    footnote: a section heading ("2 Sectioning and equations": a title of the page in the
+    outline `headings`, by 0-based page, or a short capitalised line with more under it),
+    nor a line that goes on from a formula ("M(n|n) =" / "1 has been used in (9)")."""
     bodies: list[str] = []
     notes: list[list[str]] = []
-    for text in texts:
+    for page, text in enumerate(texts):
         lines = text.split("\n")
+        titles = {_bare_title(t) for _, t in (headings or {}).get(page, ())} - {""}
         low = max(1, len(lines) - int(len(lines) * MAX_FOOTNOTE_SHARE))
         found: tuple[int, list[tuple[int, int]]] | None = None
         for k in range(low, len(lines)):
             m = _FOOTNOTE_START.match(lines[k])
-            if not m:
+            if not m or _FORMULA_END.search(lines[k - 1]) or _bare_title(lines[k]) in titles:
                 continue
+            if (len(lines[k]) <= 40 and lines[k][m.end()].isupper() and "://" not in lines[k]
+                    and not _ENDS.search(lines[k]) and k + 1 < len(lines)
+                    and not _FOOTNOTE_START.match(lines[k + 1])):
+                continue     # "2 Sectioning and equations" / "Sections, subsections, ..."
             body = "\n".join(lines[:k])
             chain, expected = [], int(m.group(1))
             for j in range(k, len(lines)):
@@ -310,6 +319,16 @@ def footnotes_apart(texts: list[str]) -> tuple[list[str], list[list[str]]]:
         bodies.append(body)
         notes.append([n for n in page_notes if n])
     return bodies, notes
+
+
+_FORMULA_END = re.compile(r"(?:=|\s\+|[−×·])\s*$")   # not "C++", "<Rmath.h>", a broken word, a URL
+
+
+def _bare_title(text: str) -> str:
+    """A heading's letters and digits without its section number ("2 Sectioning" ->
+    "sectioning")."""
+    m = _SECTION_NUMBER.match(text)
+    return _title_key(text[m.end():] if m else text)
 
 
 def _with_notes(body: str, notes: list[str]) -> str:

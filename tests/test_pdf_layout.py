@@ -138,6 +138,12 @@ def test_footnotes_are_paragraphs_of_their_own_and_their_marks_leave_the_words()
     # a mark that stands twice on the page ("log2" and the note's mark) is left as it is
     bodies, notes = footnotes_apart(["Use log2 here.\nThe scale is binary2 in effect.\n2 As the log says."])
     assert notes == [["As the log says."]] and "log2" in bodies[0] and "binary2" in bodies[0]
+    # a section heading is no footnote (the outline names it, or its shape tells it), nor
+    # the line after a formula, though "x2" and "b1" look like marks
+    page = ("Use x2 and b1 as before.\nThe proof is short.\nThe convention M(n|n) =\n"
+            "1 has been used in (9) and hereafter.\n2 Sectioning and equations\nSections are typeset as usual.")
+    assert footnotes_apart([page]) == ([page], [[]])
+    assert footnotes_apart([page], {0: [(1, "2 Sectioning and equations")]}) == ([page], [[]])
 
 
 def test_a_sentence_that_runs_over_a_page_break_is_one_sentence_at_the_page_it_starts():
