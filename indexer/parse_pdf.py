@@ -336,8 +336,9 @@ def _with_notes(body: str, notes: list[str]) -> str:
     return "\n\n".join([body, *notes]) if body else "\n\n".join(notes)
 
 
-_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bcf)"
-                           r"[.?!][)\]’”\"']*(?=\s|$)")
+_SENTENCE_END = re.compile(r"(\w*)[.?!][)\]’”\"']*(?=\s|$)")
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "g", "e", "etc", "vs", "cf", "al", "vol", "no", "pp", "p",
+                            "fig", "eq", "sec", "ch", "ed", "dr", "mr", "ms", "approx", "resp"})
 _RUNS_ON = re.compile(r"(?:[^\W\d_],?|[^\W\d_]-)$")   # a line that stops mid-sentence
 _CODE_MARK = re.compile(r"<-|[{}#=;]|\$ |^>")
 MAX_CARRIED_LINES = 3
@@ -366,8 +367,9 @@ def sentences_across_pages(bodies: list[str]) -> list[str]:
             continue
         there = there.lstrip()
         head = "\n".join(there.split("\n")[:MAX_CARRIED_LINES])
-        end = _SENTENCE_END.search(head)
-        if end is None:
+        end = next((m for m in _SENTENCE_END.finditer(head)
+                    if m.group(1).lower() not in _ABBREVIATIONS or m.group(0)[-1] in "?!"), None)
+        if end is None or len(head[:end.end()].strip()) <= 3:     # "c." alone: a list's label
             continue
         out[i] = here.rstrip() + "\n" + there[:end.end()]
         out[i + 1] = there[end.end():].lstrip(" \t").lstrip("\n")

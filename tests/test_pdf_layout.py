@@ -155,11 +155,15 @@ def test_a_sentence_that_runs_over_a_page_break_is_one_sentence_at_the_page_it_s
     rest = doc.text.index("The file utility reports a guess.")
     assert next(b for b in doc.blocks if b.start <= rest < b.end).page == 2
     assert doc.text.count("clues about where") == 1
+    # an abbreviation is no sentence end; a list's label ("c.") is no sentence's rest
+    assert sentences_across_pages(["It is cited as an article (with its", "vol. and no.), a chapter. Next."]) == [
+        "It is cited as an article (with its\nvol. and no.), a chapter.", "Next."]
     # code, a full stop, an upper-case start or no sentence end near the top: as it was
     for pages in (["x <- read.table(file, header = TRUE,", "sep = \",\")"],
                   ["This page ends with a whole sentence.", "then the next page starts in lower case."],
                   ["The next page begins a new part of the", "Second Part. It is a heading."],
-                  ["A long sentence that goes on and on over the", "page\nand\nthen\nends. here"]):
+                  ["A long sentence that goes on and on over the", "page\nand\nthen\nends. here"],
+                  ["Figure 2: the layout of the whole", "c. Second level numbered list"]):
         assert sentences_across_pages(pages) == pages
 
 
