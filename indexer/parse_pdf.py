@@ -340,6 +340,7 @@ _SENTENCE_END = re.compile(r"(\w*)[.?!][)\]’”\"']*(?=\s|$)")
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "g", "e", "etc", "vs", "cf", "al", "vol", "no", "pp", "p",
                             "fig", "eq", "sec", "ch", "ed", "dr", "mr", "ms", "approx", "resp"})
 _RUNS_ON = re.compile(r"(?:[^\W\d_],?|[^\W\d_]-)$")   # a line that stops mid-sentence
+_CAPTION = re.compile(r"(?:Figure|Fig\.|Table|Listing)\s*[\dA-Z][\w.]*[:.]\s", re.IGNORECASE)
 _CODE_MARK = re.compile(r"<-|[{}#=;]|\$ |^>")
 MAX_CARRIED_LINES = 3
 
@@ -353,7 +354,8 @@ def sentences_across_pages(bodies: list[str]) -> list[str]:
     quote. Only prose: the page's last line stops after a word, a comma or a word broken
     by a hyphen, and holds no code ("<-", "=", braces, a prompt); the next page's first
     line goes on in lower case. A last line that starts with a number and a word is taken
-    for a footnote (its mark not found) and left as it is."""
+    for a footnote (its mark not found) and a caption ("Table 1.3: ...") for a float's: the
+    page's body sentence broke above them, where the rest cannot go. Both are left as they are."""
     out = list(bodies)
     for i in range(len(out) - 1):
         here, there = out[i], out[i + 1]
@@ -363,6 +365,7 @@ def sentences_across_pages(bodies: list[str]) -> list[str]:
         first = there.lstrip().split("\n", 1)[0]
         if (not _RUNS_ON.search(last) or _CODE_MARK.search(last) or len(last.split()) < 4
                 or _FOOTNOTE_START.match(last)                # a footnote not told as one
+                or _CAPTION.match(last)                       # "Figure 2: Image created ..."
                 or not first[:1].islower() or _CODE_MARK.search(first)):
             continue
         there = there.lstrip()

@@ -163,7 +163,8 @@ def test_a_sentence_that_runs_over_a_page_break_is_one_sentence_at_the_page_it_s
                   ["This page ends with a whole sentence.", "then the next page starts in lower case."],
                   ["The next page begins a new part of the", "Second Part. It is a heading."],
                   ["A long sentence that goes on and on over the", "page\nand\nthen\nends. here"],
-                  ["Figure 2: the layout of the whole", "c. Second level numbered list"]):
+                  ["Figure 2: the layout of the whole", "c. Second level numbered list"],
+                  ["and so on for each of the\nTable 1.3: Long caption for the", "rows in it. And more."]):
         assert sentences_across_pages(pages) == pages
 
 
