@@ -1,7 +1,7 @@
 """Typeset PDFs (papers, manuals, books): what reading their layout (indexer/parse_pdf.py:
 running headers and footers dropped, table-of-contents and index lines that point to a
 page dropped, words broken at a line's end mended, sections from the PDF's outline,
-footnotes set apart, a sentence over a page break read whole) does for search. Prints
+footnotes and code examples set apart, a sentence over a page break read whole) does for search. Prints
 figures, asserts nothing.
 
     python bench/pdf_layout.py [--corpora rpdf] [--reuse] [--parts]
@@ -33,7 +33,8 @@ STEPS = {"running": ("without_running_lines", lambda texts: texts),
          "hyphens": ("dehyphenated", lambda texts: texts),
          "outline": ("_outline", lambda reader: {}),
          "footnotes": ("footnotes_apart", lambda texts: (texts, [[] for _ in texts])),
-         "pagebreaks": ("sentences_across_pages", lambda bodies: bodies)}
+         "pagebreaks": ("sentences_across_pages", lambda bodies: bodies),
+         "code": ("code_apart", lambda bodies: bodies)}
 VARIANTS = {"before": tuple(STEPS), "data": ()}   # "data": the index the other benches use
 PART_VARIANTS = {f"no-{step}": (step,) for step in STEPS}
 

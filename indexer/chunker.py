@@ -63,8 +63,9 @@ CHUNKER_VERSION = 9   # 1: words; 2: word pieces fitted to the window, cleaned m
 #                          module function's signature is a term like any other
 #                       8: a PDF's layout read: running headers and footers dropped,
 #                          words broken at a line's end mended, sections from its outline
-#                       9: a PDF's footnotes set apart (their marks out of the words), a
-#                          sentence over a page break read whole at its first page
+#                       9: a PDF's footnotes and code examples set apart (the marks out
+#                          of the words), a sentence over a page break read whole at its
+#                          first page
 
 
 def sizer_for(embedder, chunk_tokens: int = 0) -> Sizer | None:  # noqa: ANN001 - an Embedder

@@ -1,13 +1,14 @@
 """PDF: the text layer of each page, read as typeset (running headers and footers, the
-contents' and index's page pointers left out, words broken at a line's end mended, sections
+contents' and index's page pointers left out, words broken at a line's end mended,
+footnotes and code examples set apart, a sentence over a page break read whole, sections
 from the PDF's outline); a page without a text layer can be read by OCR (optional)."""
 
 from __future__ import annotations
 
 import io
 import logging
-
 import re
+from dataclasses import replace
 
 from indexer.documents import Block, ParsedDoc, lines_of, paragraphs, set_heading, short
 from indexer.reading import FileSkip
@@ -74,7 +75,7 @@ def parse_pdf(data: bytes, *, ocr: bool = False) -> ParsedDoc:
     headings = _outline(reader)
     bodies, notes = footnotes_apart(texts, headings)
     texts = dehyphenated([_with_notes(body, page_notes) for body, page_notes
-                          in zip(sentences_across_pages(bodies), notes)])
+                          in zip(code_apart(sentences_across_pages(bodies)), notes)])
     parts: list[str] = []
     blocks: list[Block] = []
     pos = 0
@@ -98,7 +99,10 @@ def parse_pdf(data: bytes, *, ocr: bool = False) -> ParsedDoc:
             raise FileSkip("skipped", "scanned: no text layer, and OCR found no text on its "
                            "pages", "no_text")
         raise FileSkip("skipped", scanned_reason(), "no_text")
-    return ParsedDoc("".join(parts), blocks, has_lines=False)
+    text = "".join(parts)
+    blocks = [replace(b, kind="code") if b.kind == "text" and all(
+        code_line(ln) for ln in text[b.start:b.end].split("\n") if ln.strip()) else b for b in blocks]
+    return ParsedDoc(text, blocks, has_lines=False)
 
 
 RUNNING_EDGE = 3
@@ -319,6 +323,56 @@ def footnotes_apart(texts: list[str], headings: dict[int, list[tuple[int, str]]]
         bodies.append(body)
         notes.append([n for n in page_notes if n])
     return bodies, notes
+
+
+_CODE_START = re.compile(
+    r"^\s*(?:R?>\s|\$\s|\+\s|>>\s|#include\b|#define\b|#!)"      # a prompt, a preprocessor line
+    r"|^\s*[\w.$@\[\]\"']+\s*<-\s"                                # an assignment: "x <- 1"
+    r"|^\s*[\w.$@:]+\([^\n]*\)\s*[;,]?\s*$"                        # a call alone: "par(col=4)"
+    r"|[()=\[\]*<>][^\n]*[;{]\s*$|^\s*[{}]\s*$")                    # a C statement, a brace
+_COMMENT = re.compile(r"\s(?:#|//)\s.*$")
+_STRING = re.compile(r"\"[^\"]*\"|'[^']*'")
+_PROSE = re.compile(r"[^\W\d_]{2,} [^\W\d_]{2,} [^\W\d_]{2,} [^\W\d_]{2,}|[.:;] +[(A-Z‘“]")
+
+
+def code_line(line: str) -> bool:
+    """A line of a code example as a PDF's text layer gives it: a prompt ("> plot(x)",
+    "$ make"), an assignment ("x <- c(1, 2)"), a call alone on its line, a C statement or
+    brace; not a line of prose that names code ("scan() function for input. (see ...)",
+    "row <- mat[2, ], it is by default turned into"): four words in a row or a sentence's
+    end outside the line's strings and trailing comment make it prose."""
+    if not _CODE_START.search(line):
+        return False
+    bare = _STRING.sub('""', _COMMENT.sub("", line))
+    return not _PROSE.search(bare)
+
+
+def code_apart(bodies: list[str]) -> list[str]:
+    """Each page with its code examples set apart by blank lines: a run of code lines (a
+    line between two of them goes with them when it is short and ends no sentence, an
+    output such as "[1] FALSE") is a paragraph of its own. The text layer has no fonts: run
+    on, "For example, rowmatrix <- mat[2, , drop = FALSE] # creates a row matrix" reads as
+    one sentence of prose and could be quoted as one."""
+    out = []
+    for body in bodies:
+        lines = body.split("\n")
+        code = [code_line(ln) for ln in lines]
+        for k in range(1, len(lines) - 1):
+            if (code[k - 1] and code[k + 1] and not code[k] and len(lines[k].split()) <= 6
+                    and not _ENDS.search(lines[k])):
+                code[k] = True
+        if not any(code):
+            out.append(body)
+            continue
+        kept: list[str] = []
+        for k, line in enumerate(lines):
+            starts = code[k] and (k == 0 or not code[k - 1])
+            ends_run = k > 0 and code[k - 1] and not code[k]
+            if (starts or ends_run) and kept and kept[-1].strip():
+                kept.append("")
+            kept.append(line)
+        out.append("\n".join(kept))
+    return out
 
 
 _FORMULA_END = re.compile(r"(?:=|\s\+|[−×·])\s*$")   # not "C++", "<Rmath.h>", a broken word, a URL

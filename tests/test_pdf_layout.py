@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from indexer_corpus import make_pdf
 
-from indexer.parse_pdf import (dehyphenated, footnotes_apart, parse_pdf, sentences_across_pages,
-                               without_page_pointers, without_running_lines)
+from indexer.parse_pdf import (code_apart, code_line, dehyphenated, footnotes_apart, parse_pdf,
+                               sentences_across_pages, without_page_pointers, without_running_lines)
 from indexer.parsers import parse_bytes
 
 BOOK = [   # a manual as TeX sets it: the chapter's first page has its number at the foot
@@ -166,6 +166,30 @@ def test_a_sentence_that_runs_over_a_page_break_is_one_sentence_at_the_page_it_s
                   ["Figure 2: the layout of the whole", "c. Second level numbered list"],
                   ["and so on for each of the\nTable 1.3: Long caption for the", "rows in it. And more."]):
         assert sentences_across_pages(pages) == pages
+
+
+def test_a_code_example_is_a_paragraph_of_its_own_never_part_of_a_sentence():
+    page = ["Chapter 5: Arrays 24", "A row stays a matrix with drop = FALSE. For example,",
+            "rowmatrix <- mat[2, , drop = FALSE] # creates a row matrix",
+            "colmatrix <- mat[, 2, drop = FALSE] # creates a column matrix",
+            "The same holds for columns.", "> x <- c(1, 2)", "[1] FALSE", "> print(x)",
+            "Prose goes on here."]
+    doc = parse_pdf(make_pdf([page, ["Chapter 5: Arrays 25", "More text."], ["Chapter 5: Arrays 26", "End."]]))
+    assert ("For example,\n\nrowmatrix <- mat[2, , drop = FALSE] # creates a row matrix\n"
+            "colmatrix <- mat[, 2, drop = FALSE] # creates a column matrix\n\nThe same holds") in doc.text
+    assert "\n\n> x <- c(1, 2)\n[1] FALSE\n> print(x)\n\nProse goes on here." in doc.text  # output goes with it
+    at = doc.text.index("rowmatrix")
+    assert next(b for b in doc.blocks if b.start <= at < b.end).kind == "code"
+    # prose that names code stays prose
+    for line in ("scan() function for input. (see Section 7.2 [The scan() function], page 34.)",
+                 "row <- mat[2, ], it is by default turned into a vector. In a similar way",
+                 "interactive() to condition examples which need someone to interact with.)",
+                 "the data frame using the $ form of assignment, and then detach();"):
+        assert not code_line(line), line
+    for line in ("UNPROTECT(1);", "#include <Rinternals.h>", "par(col=4, lty=2)", "}", "$ make check",
+                 "x[i] <- 0 # Replace those elements by zeros.", "printf (\" X\");"):
+        assert code_line(line), line
+    assert code_apart(["Plain prose.\nNo code here."]) == ["Plain prose.\nNo code here."]
 
 
 def test_a_pdf_manual_is_searched_by_its_sections_and_mended_words(make_index, tmp_path):
