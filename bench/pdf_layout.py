@@ -1,8 +1,8 @@
 """Typeset PDFs (papers, manuals, books): what reading their layout (indexer/parse_pdf.py:
 running headers and footers dropped, table-of-contents and index lines that point to a
 page dropped, words broken at a line's end mended, sections from the PDF's outline,
-footnotes and code examples set apart, a sentence over a page break read whole) does for search. Prints
-figures, asserts nothing.
+footnotes and code examples set apart, a sentence over a page break read whole) does for
+search. Prints figures, asserts nothing.
 
     python bench/pdf_layout.py [--corpora rpdf] [--reuse] [--parts]
 

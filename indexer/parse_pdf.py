@@ -326,10 +326,11 @@ def footnotes_apart(texts: list[str], headings: dict[int, list[tuple[int, str]]]
 
 
 _CODE_START = re.compile(
-    r"^\s*(?:R?>\s|\$\s|\+\s|>>\s|#include\b|#define\b|#!)"      # a prompt, a preprocessor line
+    r"^\s*(?:R?>\s|\$\s|>>\s|#include\b|#define\b|#!)"      # a prompt, a preprocessor line
     r"|^\s*[\w.$@\[\]\"']+\s*<-\s"                                # an assignment: "x <- 1"
     r"|^\s*[\w.$@:]+\([^\n]*\)\s*[;,]?\s*$"                        # a call alone: "par(col=4)"
     r"|[()=\[\]*<>][^\n]*[;{]\s*$|^\s*[{}]\s*$")                    # a C statement, a brace
+_CONTINUED = re.compile(r"\s*\+\s")
 _COMMENT = re.compile(r"\s(?:#|//)\s.*$")
 _STRING = re.compile(r"\"[^\"]*\"|'[^']*'")
 _PROSE = re.compile(r"[^\W\d_]{2,} [^\W\d_]{2,} [^\W\d_]{2,} [^\W\d_]{2,}|[.:;] +[(A-Z‘“]")
@@ -357,6 +358,9 @@ def code_apart(bodies: list[str]) -> list[str]:
     for body in bodies:
         lines = body.split("\n")
         code = [code_line(ln) for ln in lines]
+        for k in range(1, len(lines)):     # R's continuation prompt: "+ ..." after a code line
+            if code[k - 1] and _CONTINUED.match(lines[k]):
+                code[k] = True
         for k in range(1, len(lines) - 1):
             if (code[k - 1] and code[k + 1] and not code[k] and len(lines[k].split()) <= 6
                     and not _ENDS.search(lines[k])):

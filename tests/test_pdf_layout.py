@@ -172,12 +172,15 @@ def test_a_code_example_is_a_paragraph_of_its_own_never_part_of_a_sentence():
     page = ["Chapter 5: Arrays 24", "A row stays a matrix with drop = FALSE. For example,",
             "rowmatrix <- mat[2, , drop = FALSE] # creates a row matrix",
             "colmatrix <- mat[, 2, drop = FALSE] # creates a column matrix",
-            "The same holds for columns.", "> x <- c(1, 2)", "[1] FALSE", "> print(x)",
-            "Prose goes on here."]
+            "The same holds for columns.", "> x <- c(1, 2)", "[1] FALSE", "> print(x,",
+            "+ digits = 3)", "Prose goes on here. If x is complex, return fix (real (x))",
+            "+ fix (imag (x)) * I."]
     doc = parse_pdf(make_pdf([page, ["Chapter 5: Arrays 25", "More text."], ["Chapter 5: Arrays 26", "End."]]))
     assert ("For example,\n\nrowmatrix <- mat[2, , drop = FALSE] # creates a row matrix\n"
             "colmatrix <- mat[, 2, drop = FALSE] # creates a column matrix\n\nThe same holds") in doc.text
-    assert "\n\n> x <- c(1, 2)\n[1] FALSE\n> print(x)\n\nProse goes on here." in doc.text  # output goes with it
+    # the output and R's continuation lines go with it; a prose line that starts with "+" does not
+    assert "\n\n> x <- c(1, 2)\n[1] FALSE\n> print(x,\n+ digits = 3)\n\nProse goes on here." in doc.text
+    assert "return fix (real (x))\n+ fix (imag (x)) * I." in doc.text
     at = doc.text.index("rowmatrix")
     assert next(b for b in doc.blocks if b.start <= at < b.end).kind == "code"
     # prose that names code stays prose
