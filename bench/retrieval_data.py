@@ -30,6 +30,11 @@ Corpora are public documentation installed from Debian packages:
   R-*.pdf: 677 pages; the reference manual left out), what a folder of papers and manuals
   looks like; questions written by an annotator session from `pdftotext` text, each key
   phrase within one printed line.
+- gnupdf (held out, stop 43: nothing was chosen on its questions): the PDF manuals of gnuplot
+  (LaTeX), GNU Octave and Asymptote (texinfo) as Debian installs them (gnuplot-doc, octave-doc,
+  asymptote-doc; 1,665 pages); questions written by an annotator session from `pdftotext`
+  text, each key phrase within one printed line. The footnote, page-break and code rules were
+  audited on samples of these manuals' pages (bench/pdf_layout_audit.py), not tuned on them.
 The Python and SQLite documentation are deliberately not used (kept for checks nobody
 here sees).
 """
@@ -65,11 +70,13 @@ VIM_REFERENCE = ("options change motion pattern cmdline insert undo windows tabp
 ZSH_ROOT = Path("/usr/share/doc/zsh-common/html")
 FLASK_ROOT = Path("/usr/share/doc/python-flask-doc/html")
 RPDF_ROOT = Path("/usr/share/R/doc/manual")   # r-doc-pdf: the R manuals as typeset PDFs
+GNUPDF_ROOT = Path("/usr/share/doc")             # gnuplot-doc, octave-doc, asymptote-doc's PDF manuals
+GNUPDF_FILES = ("gnuplot/gnuplot.pdf", "octave/octave.pdf", "asymptote/asymptote.pdf")
 CORPORA = ("kernel", "git", "postgres", "debref")
 TRAINING_ONLY = ("rust", "vim")    # labelled for training the relevance model; no measured sets
 ROLE_RULE_ONLY = ("zsh",)          # judged answers for choosing the answer-role rule
 SITES = ("flask",)                 # a documentation site indexed whole (its generated files too)
-PDFS = ("rpdf",)                   # typeset PDFs: a person's papers and manuals (stop 42, held out)
+PDFS = ("rpdf", "gnupdf")          # typeset PDFs: a person's papers and manuals (held out: stops 42, 43)
 NOTES_ONLY = ("mdnotes", "mdnotes2")          # list-item answers in Markdown notes (bench/markdown_notes.py)
 LANGUAGES = ("debref-ja", "debref-de", "debref-zh-cn", "debref-fr")   # the Debian Reference translated
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
@@ -134,6 +141,8 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
         return Corpus(name, FLASK_ROOT, sorted(p for p in FLASK_ROOT.rglob("*") if p.is_file()))
     if name == "rpdf":    # the seven manuals; the reference manual (refman.pdf) is left out
         return Corpus(name, RPDF_ROOT, sorted(RPDF_ROOT.glob("R-*.pdf")))
+    if name == "gnupdf":  # three GNU manuals set by TeX (LaTeX and texinfo)
+        return Corpus(name, GNUPDF_ROOT, [GNUPDF_ROOT / f for f in GNUPDF_FILES])
     if name in NOTES_ONLY:
         from markdown_notes import SETS, build, folder_of
 
