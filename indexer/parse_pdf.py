@@ -111,13 +111,16 @@ lines: a book's "Chapter 5: Arrays and matrices" and page number, a paper's shor
 authors, a journal's footer."""
 _NUMBER = re.compile(r"\d+")
 _ROMAN_PAGE = re.compile(r"[ivxlc]+", re.IGNORECASE)
+_ROMAN_EDGE = re.compile(r"^[ivxlc]+(?= )|(?<= )[ivxlc]+$")
 
 
 def _edge_key(line: str) -> str:
-    """A line as it repeats from page to page: numbers (the page's) as "#", case and
-    spacing ignored."""
+    """A line as it repeats from page to page: numbers (the page's) as "#", also a roman one
+    at the line's start or end, case and spacing ignored."""
     key = " ".join(_NUMBER.sub("#", line).lower().split())
-    return "#" if _ROMAN_PAGE.fullmatch(key) else key
+    if _ROMAN_PAGE.fullmatch(key):
+        return "#"
+    return _ROMAN_EDGE.sub("#", key)     # "xii Foreword by R. E. Viewer": a front matter's page
 
 
 def without_running_lines(texts: list[str]) -> list[str]:

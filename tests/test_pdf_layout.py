@@ -44,6 +44,10 @@ def test_running_headers_and_page_numbers_are_not_the_pages_text():
              "Notes\nA note."]
     assert without_running_lines(pages)[2] == "Method\nWe measured."
     assert without_running_lines(pages)[0] == "The first result."
+    # a front matter's footer numbers its pages in roman numerals
+    body = ["We thank the reviewers.", "The work began in spring.", "Funding came late.", "It ends here."]
+    front = [f"{text}\nERDC/CRREL SR-05-78 {r}" for text, r in zip(body, ("ii", "iii", "iv", "v"))]
+    assert without_running_lines(front) == body
     # too short a document to tell: as it is; pages of one repeated line: that is the text
     assert without_running_lines(["Title\nA.", "Title\nB."]) == ["Title\nA.", "Title\nB."]
     assert without_running_lines(["Same line."] * 4) == ["Same line."] * 4
