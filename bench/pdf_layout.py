@@ -32,7 +32,7 @@ STEPS = {"running": ("without_running_lines", lambda texts: texts),
          "pointers": ("without_page_pointers", lambda texts: texts),
          "hyphens": ("dehyphenated", lambda texts: texts),
          "outline": ("_outline", lambda reader: {}),
-         "footnotes": ("footnotes_apart", lambda texts: (texts, [[] for _ in texts])),
+         "footnotes": ("footnotes_apart", lambda texts, headings=None: (texts, [[] for _ in texts])),
          "pagebreaks": ("sentences_across_pages", lambda bodies: bodies),
          "code": ("code_apart", lambda bodies: bodies)}
 VARIANTS = {"before": tuple(STEPS), "data": ()}   # "data": the index the other benches use
