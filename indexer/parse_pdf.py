@@ -100,8 +100,8 @@ def parse_pdf(data: bytes, *, ocr: bool = False) -> ParsedDoc:
                            "pages", "no_text")
         raise FileSkip("skipped", scanned_reason(), "no_text")
     text = "".join(parts)
-    blocks = [replace(b, kind="code") if b.kind == "text" and all(
-        code_line(ln) for ln in text[b.start:b.end].split("\n") if ln.strip()) else b for b in blocks]
+    blocks = [replace(b, kind="code") if b.kind == "text" and all(_code_lines(text[b.start:b.end].split("\n")))
+              else b for b in blocks]
     return ParsedDoc(text, blocks, has_lines=False)
 
 
@@ -351,6 +351,21 @@ def code_line(line: str) -> bool:
     return not _PROSE.search(bare)
 
 
+def _code_lines(lines: list[str]) -> list[bool]:
+    """Per line of a page, whether it belongs to a code example: a code_line, R's
+    continuation prompt ("+ ...") after one, or a short line between two of them that ends
+    no sentence (an output such as "[1] FALSE")."""
+    code = [code_line(ln) for ln in lines]
+    for k in range(1, len(lines)):
+        if code[k - 1] and _CONTINUED.match(lines[k]):
+            code[k] = True
+    for k in range(1, len(lines) - 1):
+        if (code[k - 1] and code[k + 1] and not code[k] and len(lines[k].split()) <= 6
+                and not _ENDS.search(lines[k])):
+            code[k] = True
+    return code
+
+
 def code_apart(bodies: list[str]) -> list[str]:
     """Each page with its code examples set apart by blank lines: a run of code lines (a
     line between two of them goes with them when it is short and ends no sentence, an
@@ -360,14 +375,7 @@ def code_apart(bodies: list[str]) -> list[str]:
     out = []
     for body in bodies:
         lines = body.split("\n")
-        code = [code_line(ln) for ln in lines]
-        for k in range(1, len(lines)):     # R's continuation prompt: "+ ..." after a code line
-            if code[k - 1] and _CONTINUED.match(lines[k]):
-                code[k] = True
-        for k in range(1, len(lines) - 1):
-            if (code[k - 1] and code[k + 1] and not code[k] and len(lines[k].split()) <= 6
-                    and not _ENDS.search(lines[k])):
-                code[k] = True
+        code = _code_lines(lines)
         if not any(code):
             out.append(body)
             continue
