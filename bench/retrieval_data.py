@@ -35,6 +35,10 @@ Corpora are public documentation installed from Debian packages:
   asymptote-doc; 1,665 pages); questions written by an annotator session from `pdftotext`
   text, each key phrase within one printed line. The footnote, page-break and code rules were
   audited on samples of these manuals' pages (bench/pdf_layout_audit.py), not tuned on them.
+- pycode (held out, stop 44): a person's code, python3-oauthlib 3.2.2's Python package as
+  Debian installs it (`/usr/lib/python3/dist-packages/oauthlib`, 68 `.py` files, about
+  11,900 lines); questions written by an annotator session from the source files
+  (RUBRIC-questions.md, "Source code").
 The Python and SQLite documentation are deliberately not used (kept for checks nobody
 here sees).
 """
@@ -71,12 +75,14 @@ ZSH_ROOT = Path("/usr/share/doc/zsh-common/html")
 FLASK_ROOT = Path("/usr/share/doc/python-flask-doc/html")
 RPDF_ROOT = Path("/usr/share/R/doc/manual")   # r-doc-pdf: the R manuals as typeset PDFs
 GNUPDF_ROOT = Path("/usr/share/doc")             # gnuplot-doc, octave-doc, asymptote-doc's PDF manuals
+CODE_ROOT = Path("/usr/lib/python3/dist-packages/oauthlib")   # python3-oauthlib: a person's code
 GNUPDF_FILES = ("gnuplot/gnuplot.pdf", "octave/octave.pdf", "asymptote/asymptote.pdf")
 CORPORA = ("kernel", "git", "postgres", "debref")
 TRAINING_ONLY = ("rust", "vim")    # labelled for training the relevance model; no measured sets
 ROLE_RULE_ONLY = ("zsh",)          # judged answers for choosing the answer-role rule
 SITES = ("flask",)                 # a documentation site indexed whole (its generated files too)
 PDFS = ("rpdf", "gnupdf")          # typeset PDFs: a person's papers and manuals (held out: stops 42, 43)
+CODE = ("pycode",)                 # source code (held out: stop 44)
 NOTES_ONLY = ("mdnotes", "mdnotes2")          # list-item answers in Markdown notes (bench/markdown_notes.py)
 LANGUAGES = ("debref-ja", "debref-de", "debref-zh-cn", "debref-fr")   # the Debian Reference translated
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
@@ -143,6 +149,8 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
         return Corpus(name, RPDF_ROOT, sorted(RPDF_ROOT.glob("R-*.pdf")))
     if name == "gnupdf":  # three GNU manuals set by TeX (LaTeX and texinfo)
         return Corpus(name, GNUPDF_ROOT, [GNUPDF_ROOT / f for f in GNUPDF_FILES])
+    if name == "pycode":  # the package's source files, as a person points localrag at a project
+        return Corpus(name, CODE_ROOT, sorted(CODE_ROOT.rglob("*.py")))
     if name in NOTES_ONLY:
         from markdown_notes import SETS, build, folder_of
 
@@ -151,7 +159,7 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
             build(folder, SETS[name])
         return Corpus(name, folder, sorted(folder.rglob("*.md")))
     raise SystemExit(f"unknown corpus {name!r} "
-                     f"({', '.join(CORPORA + TRAINING_ONLY + ROLE_RULE_ONLY + SITES + PDFS + NOTES_ONLY + LANGUAGES)})")
+                     f"({', '.join(CORPORA + TRAINING_ONLY + ROLE_RULE_ONLY + SITES + PDFS + CODE + NOTES_ONLY + LANGUAGES)})")
 
 
 def readable_text(path: Path) -> str:
