@@ -46,6 +46,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpora", default="debref,debref-ja,debref-zh-cn,debref-de,debref-fr")
     ap.add_argument("--k", type=int, default=5)
+    ap.add_argument("--which", default="natural", help="the question set: natural or exact")
     ap.add_argument("--model-dir", default=str(HERE.parent / "indexer" / "data" / "relevance"))
     ap.add_argument("--show-misses", action="store_true", help="print each question the search misses")
     ap.add_argument("--quotes", action="store_true",
@@ -65,7 +66,7 @@ def main() -> None:
           f"passage among the first 50 of that side, where found")
     for name in args.corpora.split(","):
         local = LocalIndex(index_dir(name), "onnx-int8")
-        qs = questions(corpus(name))
+        qs = questions(corpus(name), args.which)
         found = {s: 0 for s in SIDES}
         ranks: dict[str, list[int]] = {s: [] for s in SIDES}
         times = []

@@ -39,6 +39,10 @@ Corpora are public documentation installed from Debian packages:
   Debian installs it (`/usr/lib/python3/dist-packages/oauthlib`, 68 `.py` files, about
   11,900 lines); questions written by an annotator session from the source files
   (RUBRIC-questions.md, "Source code").
+- pycode2 (held out, stop 44, for checking the code rules chosen on pycode): six small Python
+  projects side by side (PyJWT, httplib2, argcomplete, lazr.restfulclient, wadllib, yq as
+  Debian installs them under `/usr/lib/python3/dist-packages`, 48 `.py` files with their
+  tests); questions written by another annotator session.
 The Python and SQLite documentation are deliberately not used (kept for checks nobody
 here sees).
 """
@@ -76,13 +80,15 @@ FLASK_ROOT = Path("/usr/share/doc/python-flask-doc/html")
 RPDF_ROOT = Path("/usr/share/R/doc/manual")   # r-doc-pdf: the R manuals as typeset PDFs
 GNUPDF_ROOT = Path("/usr/share/doc")             # gnuplot-doc, octave-doc, asymptote-doc's PDF manuals
 CODE_ROOT = Path("/usr/lib/python3/dist-packages/oauthlib")   # python3-oauthlib: a person's code
+CODE2_ROOT = Path("/usr/lib/python3/dist-packages")            # six small packages side by side
+CODE2_PACKAGES = ("jwt", "httplib2", "argcomplete", "lazr/restfulclient", "wadllib", "yq")
 GNUPDF_FILES = ("gnuplot/gnuplot.pdf", "octave/octave.pdf", "asymptote/asymptote.pdf")
 CORPORA = ("kernel", "git", "postgres", "debref")
 TRAINING_ONLY = ("rust", "vim")    # labelled for training the relevance model; no measured sets
 ROLE_RULE_ONLY = ("zsh",)          # judged answers for choosing the answer-role rule
 SITES = ("flask",)                 # a documentation site indexed whole (its generated files too)
 PDFS = ("rpdf", "gnupdf")          # typeset PDFs: a person's papers and manuals (held out: stops 42, 43)
-CODE = ("pycode",)                 # source code (held out: stop 44)
+CODE = ("pycode", "pycode2")      # source code (held out: stop 44)
 NOTES_ONLY = ("mdnotes", "mdnotes2")          # list-item answers in Markdown notes (bench/markdown_notes.py)
 LANGUAGES = ("debref-ja", "debref-de", "debref-zh-cn", "debref-fr")   # the Debian Reference translated
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
@@ -151,6 +157,8 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
         return Corpus(name, GNUPDF_ROOT, [GNUPDF_ROOT / f for f in GNUPDF_FILES])
     if name == "pycode":  # the package's source files, as a person points localrag at a project
         return Corpus(name, CODE_ROOT, sorted(CODE_ROOT.rglob("*.py")))
+    if name == "pycode2":  # six projects' code in one folder tree, their tests included
+        return Corpus(name, CODE2_ROOT, sorted(p for d in CODE2_PACKAGES for p in (CODE2_ROOT / d).rglob("*.py")))
     if name in NOTES_ONLY:
         from markdown_notes import SETS, build, folder_of
 
