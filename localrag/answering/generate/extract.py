@@ -21,6 +21,7 @@ import numpy as np
 
 from localrag.answering.judge import lexical
 from localrag.answering.judge.noise import is_code, is_continuation, is_markup, noise_kind
+from localrag.answering.generate import source_code
 from localrag.answering.judge.scoring import TRUST_ACCURACY, TRUST_AUC
 from localrag.answering.label.units import dedent_lines, indent_width
 
@@ -108,12 +109,16 @@ def _blocks(text: str) -> list[tuple[int, str]]:
     out, start, pos = [], 0, 0
     lines = text.split("\n")
     rows = [_table_row(line) for line in lines]
+    signature = 0                            # lines left of a definition's signature
     for n, line in enumerate(lines):
         end = pos + len(line)
         nxt = next((x for x in lines[n + 1:n + 3] if x.strip()), "")
         row = rows[n] and ((n > 0 and rows[n - 1]) or (n + 1 < len(lines) and rows[n + 1]))
+        signature = max(signature - 1, source_code.definition_lines(lines, n))
         if line.strip() and (is_markup(line) or _PROMPT_LINE.match(line) or _term_line(line, nxt)
-                             or _heading_line(line) or row or _numbered_title(lines, n)):
+                             or (_heading_line(line) and not source_code.is_comment_line(lines, n))
+                             or row or _numbered_title(lines, n)
+                             or signature > 0 or source_code.is_statement_line(line)):
             if pos > start:
                 out.append((start, text[start:pos]))
             start = end + 1
@@ -125,14 +130,19 @@ def _blocks(text: str) -> list[tuple[int, str]]:
 
 def sentence_spans(text: str) -> list[Span]:
     """The sentences of `text` (lexical.split_sentences) with their offsets in `text`;
-    lines of markup separate sentences and are not part of any."""
+    lines of markup separate sentences and are not part of any. In code, a comment's "#"
+    marks and a docstring's quotes are no part of a sentence (source_code)."""
     out: list[Span] = []
-    for base, block in _blocks(text):
+    for base, block in ((b + k, piece) for b, whole in _blocks(text)
+                        for k, piece in source_code.comment_runs(whole)):
         for s in _sentences(block):
             at = base + s.start
             quoted = _BLOCKQUOTE.match(s.text)
             if quoted and quoted.end() < len(s.text) and (at == 0 or text[at - 1] == "\n"):
                 s = Span(s.start + quoted.end(), s.end, s.text[quoted.end():])   # not its ">"
+            lead, trail = source_code.docstring_marks(s.text)
+            if lead or trail:
+                s = Span(s.start + lead, s.end - trail, s.text[lead:len(s.text) - trail])
             out.append(Span(base + s.start, base + s.end, s.text))
     return out
 
@@ -472,9 +482,10 @@ def subject_of(text: str, span: Span) -> Span | None:
     indented description has its term all the same (_description_term)."""
     opening = _paragraph_opening(text, span)
     line_start = text.rfind("\n", 0, opening) + 1
-    if text[line_start:opening].strip().lstrip(">").strip():
+    before = text[line_start:opening].strip().lstrip(">").strip()
+    if before and not source_code.docstring_marks(before + "x")[0] == len(before):
         return None                      # the paragraph starts mid-line (a blockquote's ">"
-        #                                  aside): no line above it
+        #                                  or a docstring's quotes aside): no line above it
     pos, blanks, lines = line_start, 0, []
     while pos > 0 and len(lines) < 4:
         prev_start = text.rfind("\n", 0, pos - 1) + 1
@@ -511,6 +522,10 @@ def subject_of(text: str, span: Span) -> Span | None:
             return None
         lines = [term]
     start, end, first = lines[-1]        # the first of the term lines, in file order
+    opens = source_code.signature_start(text, start)
+    if opens is not None:                # "    headers=None):" ends a wrapped signature:
+        first = " ".join(text[opens:end].split())   # the definition is the name
+        start = opens
     if _ends_wrapped_sentence(text, start):
         return None                      # "... libxml will detect and use\nthe following
         #                                  libraries:": the end of a sentence, no name
@@ -811,6 +826,9 @@ def candidate_units(text: str, *, question: str = "",
             #                          the chunk's end cut off, a name alone in a list
         if is_continuation(span.text):
             continue                 # the rest of a sentence an example cut in two
+        if source_code.is_code_statement(span.text) or source_code.opens_comment_midway(text, span.start):
+            continue                 # "raise NotImplementedError('Subclasses must ...')", the
+            #                          rest of a comment begun on a line of code above
         if _INTRODUCING_END.search(span.text) and code_after(text, span) is None:
             continue                 # "... without the prefix i.e." and no example after it
         kind = noise_kind(_ADMONITION.sub("", span.text), question=question)

@@ -1,0 +1,189 @@
+"""Reading a passage of source code as a person reads it, for the quotes of an answer.
+
+A person points localrag at their code as well as at their notes. In a code file the prose
+is in docstrings and comments, and the names are on `def` and `class` lines. Read as plain
+text (stop 44, pycode: python3-oauthlib's package, answers judged by annotators), a
+docstring was quoted with its three opening quote marks before "Create PKCE code_verifier ...",
+a `def` line glued to the docstring under it ("def is_pkce_required(self, client_id,
+request): ... Determine if ...") instead of naming it, a comment that runs over several "#" lines was
+cut at each line ("# are sorted by their value." alone), and a statement of code was read
+as a sentence because a string in it ends with a full stop ("raise
+NotImplementedError('Subclasses must implement this method.')"). These rules read such
+lines the way a reader does; each is limited to the shapes code has, so prose is read as
+before.
+"""
+
+from __future__ import annotations
+
+import re
+
+DEF_LINE = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+[A-Za-z_]\w*[ \t]*[(:]")
+"""A Python definition's first line: "def is_pkce_required(self, client_id, request):",
+"class TokenEndpoint(BaseEndpoint):". It names what the docstring under it describes: no
+part of any sentence, the name of the sentences of its docstring (extract.subject_of)."""
+
+MAX_SIGNATURE_LINES = 8   # a signature wrapped over more lines than this is not followed
+
+_DOCSTRING_OPEN = re.compile(r"^(?:[rRuUbBfF]{0,2})(?:\"\"\"|''')[ \t]*")
+_DOCSTRING_CLOSE = re.compile(r"[ \t]*(?:\"\"\"|''')$")
+
+_COMMENT = re.compile(r"^([ \t]*)#(?=[ \t]|$)")
+"""A "#" comment line of a script or a program (one "#", then a space or the line's end)."""
+
+_CODE_MARK = r"[(\[=<>!._]"
+_STATEMENT = re.compile(
+    r"^[ \t]*(?:"
+    rf"(?:el)?if[ \t]+[^:]*{_CODE_MARK}[^:]*:|else[ \t]*:|try[ \t]*:|finally[ \t]*:|"
+    r"except(?:[ \t]+[A-Z(][\w.]*[^:]*)?:|"
+    rf"for[ \t]+[\w, ()]+[ \t]+in[ \t]+[^:]*{_CODE_MARK}[^:]*:|"
+    rf"while[ \t]+[^:]*{_CODE_MARK}[^:]*:|"
+    r"with[ \t]+[^:]*\([^:]*\)(?:[ \t]+as[ \t]+\w+)?[ \t]*:|"
+    r"(?:raise|return|yield|assert)[ \t]+(?:not[ \t]+)?(?:[A-Za-z_][\w.]*(?:[(\[].*|[ \t]+(?:is|in|==|!=|and|or)\b.*)?|"
+    r"[rRbBuUfF]{0,2}['\"\d\[{(].*)|"
+    r"[A-Za-z_][\w.]*(?:\[[^\]]*\])?[ \t]*(?:[-+*/|&]?=)[ \t]*[^\s=].*(?<![.!?]))"
+    r"[ \t]*(?:#.*)?$")
+"""A line of program code (Python's shapes): a control statement ending in ":" ("elif
+is_issuer:", "if request.code_verifier is None:", "for k, v in params:"), a raise, return,
+yield or assert of a name or call ("raise errors.InvalidGrantError(request=request)"), or
+an assignment ("request.client_id = request.client_id or ..."). A sentence never reads
+across such a line. Prose shapes stay prose: "if you set it, ..." has no ":" at its end,
+"for each file in the folder:" and "with Node.js. Some key elements of this include:" no
+code after "in" or call before the ":", "return the value." no name followed by "(" or the
+line's end, "x = 1 is the default." a sentence's end."""
+
+_CALL_WITH_STRING = re.compile(r"^(?:(?:raise|return|yield|assert|await)[ \t]+)?[A-Za-z_][\w.]*\([ \t]*"
+                               r"[rRbBuUfF]{0,2}['\"]")
+"""A statement that is a call with a string as its first argument: "raise
+NotImplementedError('Subclasses must implement this method.')", "log.debug('Client
+authentication failed, %r.', request)". The string's full stop is no sentence end."""
+
+
+def is_comment_line(lines: list[str], n: int) -> bool:
+    """`lines[n]` is a "#" comment of code, not a Markdown heading: indented (a heading
+    stands at the margin), or one of a run of "#" lines at one indentation with no blank
+    line between (a heading has its text under it, not another heading)."""
+    m = _COMMENT.match(lines[n])
+    if not m:
+        return False
+    indent = m.group(1).expandtabs(4)
+    if len(indent) >= 4:
+        return True
+    for k in (n - 1, n + 1):
+        if 0 <= k < len(lines):
+            other = _COMMENT.match(lines[k])
+            if other and other.group(1).expandtabs(4) == indent:
+                return True
+    return False
+
+
+_SHELL_TOKEN = re.compile(r"^-{1,2}\w|^[/~.$]|[=|<>;{}]")
+
+
+def _prose_comment(line: str) -> bool:
+    """A comment line whose words are prose ("# Ensure client is authorized use of this
+    grant type"), not a command after a root prompt ("# chown -R foo:bar .", which the
+    Debian Reference writes so) nor a link or code kept in a comment."""
+    body = _COMMENT.sub("", line, count=1).strip()
+    tokens = body.split()
+    words = [t for t in tokens if re.fullmatch(r"[A-Za-z][a-z'’]*[,;:.!?]?", t)]
+    return len(words) >= 3 and 2 * len(words) >= len(tokens) and not any(_SHELL_TOKEN.search(t) for t in tokens)
+
+
+def comment_runs(block: str) -> list[tuple[int, str]]:
+    """`block` cut into (offset, text) pieces: each run of prose comment lines of code
+    (is_comment_line, _prose_comment) apart from the lines around it, with its "#" marks
+    turned into spaces of the same length, so that a comment running over several lines
+    reads as the sentence it is, a quote of it shows its words without the marks, and no
+    sentence runs from a comment into the code beside it (offsets are unchanged)."""
+    lines = block.split("\n")
+    out: list[tuple[int, str]] = []
+    pos, start, kind = 0, 0, None
+    pieces: list[str] = []
+    for n, line in enumerate(lines):
+        comment = is_comment_line(lines, n) and _prose_comment(line)
+        if kind is not None and comment != kind and pieces:
+            out.append((start, "\n".join(pieces)))
+            start, pieces = pos, []
+        if comment:
+            m = _COMMENT.match(line)
+            line = line[:m.end() - 1] + " " + line[m.end():]
+        pieces.append(line)
+        kind = comment
+        pos += len(line) + 1
+    if pieces:
+        out.append((start, "\n".join(pieces)))
+    return out
+
+
+def definition_lines(lines: list[str], n: int) -> int:
+    """How many lines the definition opening at `lines[n]` takes (its signature may wrap
+    over several lines, ending at the line that ends in ":"), or 0 when `lines[n]` opens
+    none."""
+    if not DEF_LINE.match(lines[n]):
+        return 0
+    for k in range(n, min(len(lines), n + MAX_SIGNATURE_LINES)):
+        if lines[k].split("#", 1)[0].rstrip().endswith(":"):
+            return k - n + 1
+        if k > n and not lines[k].strip():
+            break
+    return 1
+
+
+_ASSIGNED = re.compile(r"^[ \t]*[A-Za-z_][\w.]*(?:\[[^\]]*\])?([ \t]*)[-+*/|&]?=[ \t]*(.*)$")
+"""An assignment's value (group 2), and the space before its "=" (group 1): code writes
+"x = value" or a shell's "VAR=value", one token; "DynamicUser= documentation in" is prose."""
+_PLAIN_WORDS = re.compile(r"(?:^|\s)[A-Za-z]+,?\s+[A-Za-z]+,?\s+[A-Za-z]+(?=\s|$)")
+
+
+def is_statement_line(line: str) -> bool:
+    """A line of program code that no sentence reads across (_STATEMENT), or a call of
+    code with a string in it (_CALL_WITH_STRING) standing on its own line."""
+    s = line.strip()
+    if not s or re.search(r"[.!?]\s+[A-Z]", s):
+        return False                     # a sentence ends inside it: a wrapped line of prose
+    m = _ASSIGNED.match(line)
+    if m and (_PLAIN_WORDS.search(m.group(2)) or (not m.group(1) and " " in m.group(2).strip())):
+        return False                     # "DynamicUser= documentation in", "After=nss-user-lookup
+        #                                  .target, but do not pull it in via a Wants=": prose
+    return bool(_STATEMENT.match(line)) or bool(_CALL_WITH_STRING.match(s) and s.endswith((")", "(", ",")))
+
+
+def is_code_statement(sentence: str) -> bool:
+    """A "sentence" that is a statement of code whose string ends with a full stop
+    (_CALL_WITH_STRING): never quoted."""
+    return bool(_CALL_WITH_STRING.match(sentence.strip()))
+
+
+def docstring_marks(sentence: str) -> tuple[int, int]:
+    """(characters to drop at the start, at the end) of a sentence that opens or closes a
+    docstring: its '\"\"\"' (with a string prefix) are the code's quotes, not its words."""
+    m = _DOCSTRING_OPEN.match(sentence)
+    lead = m.end() if m and m.end() < len(sentence) else 0
+    tail = _DOCSTRING_CLOSE.search(sentence[lead:])
+    trail = len(tail.group(0)) if tail and tail.start() > 0 else 0
+    return lead, trail
+
+
+def signature_start(text: str, line_start: int) -> int | None:
+    """The start of the `def` line whose wrapped signature the line at `line_start` ends
+    ("    headers=None):" under "def create_introspect_response(self, uri, ...,"), or None."""
+    pos = line_start
+    for _ in range(MAX_SIGNATURE_LINES - 1):
+        if pos == 0:
+            return None
+        prev = text.rfind("\n", 0, pos - 1) + 1
+        line = text[prev:pos - 1]
+        if not line.strip() or line.rstrip().endswith(":"):
+            return None
+        if DEF_LINE.match(line):
+            return prev
+        pos = prev
+    return None
+
+
+def opens_comment_midway(text: str, start: int) -> bool:
+    """The sentence at `start` opens a comment line of code in lower case ("# regardless of
+    the number of cores ..." under "make -j4  # With this flag, Ninja will limit ..."): the
+    rest of a comment that began on a line above, a fragment."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return text[start:start + 1].islower() and bool(re.fullmatch(r"[ \t]*#[ \t]*", text[line_start:start]))

@@ -1,0 +1,112 @@
+"""Quotes from source code read as a person reads code (localrag.answering.generate.source_code):
+a docstring's sentences without its quote marks and named by their `def` line, a comment over
+several "#" lines as one sentence without its marks, and no statement of code read as a
+sentence. The passages are shaped like python3-oauthlib's (stop 44, pycode), where each of
+these was quoted wrongly and judged noise by annotators."""
+
+from __future__ import annotations
+
+from localrag.answering.generate import extract as ex
+from localrag.answering.generate.source_code import is_statement_line
+
+VALIDATOR = '''class RequestValidator:
+
+    def rotate_refresh_token(self, request):
+        """Determine whether to rotate the refresh token. Default, yes.
+
+        When access tokens are refreshed the old refresh token can be kept
+        or replaced with a new one (rotated). Return True to rotate and
+        and False for keeping original.
+        """
+        return True
+
+    def revoke_token(self, token, token_type_hint, request, *args, **kwargs):
+        """Revoke an access or refresh token."""
+        raise NotImplementedError('Subclasses must implement this method.')
+
+    def create_introspect_response(self, uri, http_method='POST', body=None,
+                                   headers=None):
+        """Create introspect valid or invalid response.
+
+        If the authorization server is unable to determine the state of the token,
+        it SHOULD return an introspection response indicating the token is not active.
+        """
+        log.debug('Token introspect valid for %r.', token)
+'''
+
+GRANT = '''    def validate_authorization_request(self, request):
+        # Note that the correct parameters to be added are automatically
+        # populated through the use of specific exceptions.
+        request_info = {}
+        for validator in self.custom_validators.pre_auth:
+            request_info.update(validator(request))
+
+        elif is_issuer:
+            if not utils.is_secure_transport(array[key]):
+                raise ValueError("key {}: {} must be an HTTPS URL.".format(key, array[key]))
+        make -j4  # With this flag, Ninja will limit itself to 4 parallel jobs,
+                  # regardless of the number of cores on the current machine.
+'''
+
+
+def units(text: str) -> list[str]:
+    return [s.text for s in ex.candidate_units(text)]
+
+
+def subject(text: str, sentence_start: str) -> str | None:
+    span = next(s for s in ex.candidate_units(text) if s.text.startswith(sentence_start))
+    found = ex.subject_of(text, span)
+    return found.text if found else None
+
+
+def test_docstring_sentences_without_quote_marks_named_by_their_def_line():
+    got = units(VALIDATOR)
+    assert "Determine whether to rotate the refresh token." in got
+    assert "Revoke an access or refresh token." in got          # opening and closing marks gone
+    assert not any('"""' in u or u.startswith("def ") for u in got)
+    assert subject(VALIDATOR, "Determine whether") == "def rotate_refresh_token(self, request):"
+    assert subject(VALIDATOR, "When access tokens") == "def rotate_refresh_token(self, request):"
+    assert subject(VALIDATOR, "Revoke an access") == \
+        "def revoke_token(self, token, token_type_hint, request, *args, **kwargs):"
+
+
+def test_a_wrapped_signature_names_its_docstring_whole():
+    assert subject(VALIDATOR, "Create introspect valid") == \
+        "def create_introspect_response(self, uri, http_method='POST', body=None, headers=None):"
+
+
+def test_statements_of_code_are_never_sentences():
+    got = units(VALIDATOR) + units(GRANT)
+    assert not any("NotImplementedError" in u or "log.debug" in u or "ValueError" in u
+                   or "is_issuer" in u for u in got)
+
+
+def test_a_comment_over_several_lines_is_one_sentence_without_its_marks():
+    got = units(GRANT)
+    assert ("Note that the correct parameters to be added are automatically populated through the "
+            "use of specific exceptions.") in got
+    assert not any(u.startswith("#") for u in got)
+    # the rest of a comment begun after a line of code is a fragment, never quoted
+    assert not any(u.startswith("regardless") for u in got)
+
+
+def test_prose_that_only_looks_like_code_stays_prose():
+    for line in ("with Node.js. Some key elements of this include:", "for each file in the folder:",
+                 "if you want more:", "return the value.", "Perform = filename expansion.",
+                 "   DynamicUser= documentation in", "After=nss-user-lookup.target, but do not pull it in"):
+        assert not is_statement_line(line), line
+    for line in ("        raise errors.InvalidGrantError(request=request)", "    elif is_issuer:",
+                 "    for k, v in params.items():", "    return grant", "with open(path) as f:",
+                 "    request.client_id = request.client_id or request.client.client_id", "VAR=0"):
+        assert is_statement_line(line), line
+    notes = ("We value ensuring that developers are productive and enjoy developing\n"
+             "with Node.js. Some key elements of this include:\n")
+    assert units(notes)[0] == ("We value ensuring that developers are productive and enjoy developing "
+                               "with Node.js.")
+
+
+def test_root_prompts_and_markdown_headings_are_not_comments():
+    shell = "Copy the tree as root:\n\n# cd /some/location/\n# chown -R foo:bar .\n"
+    assert not any("chown" in u for u in units(shell))
+    markdown = "# Install\n\nRun the installer as root. It asks for the target folder.\n"
+    assert units(markdown) == ["Run the installer as root.", "It asks for the target folder."]
