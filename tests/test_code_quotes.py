@@ -110,3 +110,27 @@ def test_root_prompts_and_markdown_headings_are_not_comments():
     assert not any("chown" in u for u in units(shell))
     markdown = "# Install\n\nRun the installer as root. It asks for the target folder.\n"
     assert units(markdown) == ["Run the installer as root.", "It asks for the target folder."]
+
+
+MESSAGES = '''        if is_pem_format(key) or is_ssh_key(key):
+            raise InvalidKeyError(
+                "The specified key is an asymmetric key or x509 certificate and"
+                " should not be used as an HMAC secret."
+            )
+
+        if program_name == "yq":
+            width_help = "When using --yaml-output, specify string wrap width"
+'''
+
+
+def test_a_message_split_over_string_literals_reads_as_one_sentence():
+    assert units(MESSAGES) == ["The specified key is an asymmetric key or x509 certificate and "
+                               "should not be used as an HMAC secret."]
+
+
+def test_docstring_field_labels_and_directives_name_nothing():
+    text = ('    def __init__(self, proxy_type, proxy_host):\n        """Args:\n'
+            '          proxy_rdns: If True (default), DNS queries will not be performed locally.\n'
+            '        .. note::\n          Argcomplete only executes actions if their class is known.\n')
+    for start in ("proxy_rdns", "Argcomplete only"):
+        assert subject(text, start) not in ('"""Args:', ".. note::")

@@ -426,6 +426,9 @@ def _description_term(text: str, line_start: int) -> tuple[int, int, str] | None
         line = text[prev_start:pos - 1]
         if line.strip() and indent_width(line) < depth:
             stripped = line.strip()
+            stripped = stripped[source_code.docstring_marks(stripped + "x")[0]:]   # '"""Args:'
+            if source_code.names_nothing(line):
+                return None              # ".. note::" in a docstring
             if _FIELD_LABEL.fullmatch(stripped):
                 depth = indent_width(line)   # "Parameters:": the signature it is a field of
                 pos = prev_start
@@ -498,6 +501,9 @@ def subject_of(text: str, span: Span) -> Span | None:
                 return None
         else:
             stripped = line.strip()
+            if source_code.names_nothing(line):
+                break                    # "if program_name == 'yq':", ".. note::": no name
+            stripped = stripped[source_code.docstring_marks(stripped + "x")[0]:]   # '"""Args:'
             term = stripped.endswith(":") and not _prose_lead_in(stripped)   # ":" or "::"
             if term and _FIELD_LABEL.fullmatch(stripped):
                 break                    # "Parameters:": the entry's name is further up

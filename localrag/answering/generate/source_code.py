@@ -30,10 +30,12 @@ _DOCSTRING_CLOSE = re.compile(r"[ \t]*(?:\"\"\"|''')$")
 _COMMENT = re.compile(r"^([ \t]*)#(?=[ \t]|$)")
 """A "#" comment line of a script or a program (one "#", then a space or the line's end)."""
 
-_CODE_MARK = r"[(\[=<>!._]"
+_CODE_MARK = r"[(\[=<>!._\"']"
 _STATEMENT = re.compile(
     r"^[ \t]*(?:"
-    rf"(?:el)?if[ \t]+[^:]*{_CODE_MARK}[^:]*:|else[ \t]*:|try[ \t]*:|finally[ \t]*:|"
+    rf"(?:el)?if[ \t]+[^:]*{_CODE_MARK}[^:]*:|(?:el)?if[ \t]+(?:not[ \t]+)?[A-Za-z_][\w.]*[ \t]*:|"
+    r"else[ \t]*:|try[ \t]*:|finally[ \t]*:|"
+    r"[)\]}]+.*|[A-Za-z_][\w.]*(?:[ \t]*=[ \t]*[A-Za-z_][\w.]*)?[(\[{]|"
     r"except(?:[ \t]+[A-Z(][\w.]*[^:]*)?:|"
     rf"for[ \t]+[\w, ()]+[ \t]+in[ \t]+[^:]*{_CODE_MARK}[^:]*:|"
     rf"while[ \t]+[^:]*{_CODE_MARK}[^:]*:|"
@@ -73,43 +75,75 @@ def is_comment_line(lines: list[str], n: int) -> bool:
             other = _COMMENT.match(lines[k])
             if other and other.group(1).expandtabs(4) == indent:
                 return True
-    return False
+    # a comment right above a line of code ("# Look for the argcomplete marker ..." over
+    # "    with open(...) as f:"; a passage may start at the comment, its indentation cut)
+    return n + 1 < len(lines) and (is_statement_line(lines[n + 1]) or bool(DEF_LINE.match(lines[n + 1])))
 
 
 _SHELL_TOKEN = re.compile(r"^-{1,2}\w|^[/~.$]|[=|<>;{}]")
+_LITERALS = re.compile(r"^[ \t]*(?:[rRbBuUfF]{0,2}([\"'])(?:(?!\1).)*\1[ \t]*)+[,)]*[ \t]*$")
+_LITERAL = re.compile(r"([rRbBuUfF]{0,2})([\"'])((?:(?!\2).)*)\2")
 
 
-def _prose_comment(line: str) -> bool:
-    """A comment line whose words are prose ("# Ensure client is authorized use of this
-    grant type"), not a command after a root prompt ("# chown -R foo:bar .", which the
-    Debian Reference writes so) nor a link or code kept in a comment."""
-    body = _COMMENT.sub("", line, count=1).strip()
+def _prose(body: str) -> bool:
+    """Words a person reads: at least three, as many as the other tokens, and few tokens
+    of a command line ("cd /some/location/ chown -R foo:bar ." after a root prompt)."""
     tokens = body.split()
     words = [t for t in tokens if re.fullmatch(r"[A-Za-z][a-z'’]*[,;:.!?]?", t)]
-    return len(words) >= 3 and 2 * len(words) >= len(tokens) and not any(_SHELL_TOKEN.search(t) for t in tokens)
+    shell = sum(bool(_SHELL_TOKEN.search(t)) for t in tokens)
+    return len(words) >= 3 and 2 * len(words) >= len(tokens) and 4 * shell <= len(words)
+
+
+def _blank(line: str, spans: list[tuple[int, int]]) -> str:
+    chars = list(line)
+    for a, b in spans:
+        chars[a:b] = " " * (b - a)
+    return "".join(chars)
 
 
 def comment_runs(block: str) -> list[tuple[int, str]]:
-    """`block` cut into (offset, text) pieces: each run of prose comment lines of code
-    (is_comment_line, _prose_comment) apart from the lines around it, with its "#" marks
-    turned into spaces of the same length, so that a comment running over several lines
-    reads as the sentence it is, a quote of it shows its words without the marks, and no
-    sentence runs from a comment into the code beside it (offsets are unchanged)."""
+    """`block` cut into (offset, text) pieces: each run of comment lines of code
+    (is_comment_line) whose words are prose (_prose: "# Ensure client is authorized use of
+    this grant type", not "# chown -R foo:bar ." after a root prompt) apart from the lines
+    around it, with its "#" marks turned into spaces of the same length, so that a comment
+    running over several lines reads as the sentence it is, a quote of it shows its words
+    without the marks, and no sentence runs from a comment into the code beside it. Lines
+    that are only string literals (an error message split over lines: "The specified key is
+    an asymmetric key or x509 certificate and" / " should not be used as an HMAC secret.")
+    are read as their words, without the quote marks. Offsets are unchanged."""
     lines = block.split("\n")
+    comment = [is_comment_line(lines, n) for n in range(len(lines))]
+    prose = [False] * len(lines)
+    n = 0
+    while n < len(lines):
+        if not comment[n]:
+            n += 1
+            continue
+        k = n
+        while k < len(lines) and comment[k]:
+            k += 1
+        if _prose(" ".join(_COMMENT.sub("", x, count=1) for x in lines[n:k])):
+            prose[n:k] = [True] * (k - n)
+        n = k
     out: list[tuple[int, str]] = []
     pos, start, kind = 0, 0, None
     pieces: list[str] = []
     for n, line in enumerate(lines):
-        comment = is_comment_line(lines, n) and _prose_comment(line)
-        if kind is not None and comment != kind and pieces:
-            out.append((start, "\n".join(pieces)))
-            start, pieces = pos, []
-        if comment:
+        width = len(line)
+        if prose[n]:
             m = _COMMENT.match(line)
             line = line[:m.end() - 1] + " " + line[m.end():]
+        elif _LITERALS.match(line) and _prose(" ".join(x.group(3) for x in _LITERAL.finditer(line))):
+            marks = [(x.start(), x.start(3)) for x in _LITERAL.finditer(line)] + \
+                    [(x.end(3), x.end()) for x in _LITERAL.finditer(line)]
+            tail = re.search(r"[,)]*[ \t]*$", line)
+            line = _blank(line, marks + [(tail.start(), tail.end())])
+        if kind is not None and prose[n] != kind and pieces:
+            out.append((start, "\n".join(pieces)))
+            start, pieces = pos, []
         pieces.append(line)
-        kind = comment
-        pos += len(line) + 1
+        kind = prose[n]
+        pos += width + 1
     if pieces:
         out.append((start, "\n".join(pieces)))
     return out
@@ -142,7 +176,8 @@ def is_statement_line(line: str) -> bool:
     if not s or re.search(r"[.!?]\s+[A-Z]", s):
         return False                     # a sentence ends inside it: a wrapped line of prose
     m = _ASSIGNED.match(line)
-    if m and (_PLAIN_WORDS.search(m.group(2)) or (not m.group(1) and " " in m.group(2).strip())):
+    value = _LITERAL.sub("''", m.group(2)) if m else ""
+    if m and (_PLAIN_WORDS.search(value) or (not m.group(1) and " " in value.strip())):
         return False                     # "DynamicUser= documentation in", "After=nss-user-lookup
         #                                  .target, but do not pull it in via a Wants=": prose
     return bool(_STATEMENT.match(line)) or bool(_CALL_WITH_STRING.match(s) and s.endswith((")", "(", ",")))
@@ -150,8 +185,11 @@ def is_statement_line(line: str) -> bool:
 
 def is_code_statement(sentence: str) -> bool:
     """A "sentence" that is a statement of code whose string ends with a full stop
-    (_CALL_WITH_STRING): never quoted."""
-    return bool(_CALL_WITH_STRING.match(sentence.strip()))
+    (_CALL_WITH_STRING), ending where the call or its string does: never quoted. Prose that
+    opens with a call ("url_for("download_file", name=name) generates download URLs.") is
+    a sentence."""
+    s = sentence.strip()
+    return bool(_CALL_WITH_STRING.match(s)) and s.endswith((")", "(", ",", "'", '"'))
 
 
 def docstring_marks(sentence: str) -> tuple[int, int]:
@@ -187,3 +225,16 @@ def opens_comment_midway(text: str, start: int) -> bool:
     rest of a comment that began on a line above, a fragment."""
     line_start = text.rfind("\n", 0, start) + 1
     return text[start:start + 1].islower() and bool(re.fullmatch(r"[ \t]*#[ \t]*", text[line_start:start]))
+
+
+_CONTROL = re.compile(rf"^[ \t]*(?:(?:el)?if[ \t]+[^:]*{_CODE_MARK}[^:]*|(?:el)?if[ \t]+(?:not[ \t]+)?[A-Za-z_][\w.]*"
+                      r"|else|try|finally|except(?:[ \t]+[A-Z(][\w.]*[^:]*)?)[ \t]*:[ \t]*(?:#.*)?$")
+_DIRECTIVE = re.compile(r"^\.\.[ \t]+[\w-]+::")
+
+
+def names_nothing(line: str) -> bool:
+    """A line above a sentence that is never its name: a control statement of code ("if
+    program_name == 'yq':", "else:") or a reStructuredText directive in a docstring (".. note::")."""
+    indented = line[:1] in (" ", "\t")   # inside a function; a manual's grammar term ("if
+    #                                     list then list [ elif list ... ] fi:") is at the margin
+    return bool((indented and _CONTROL.match(line)) or _DIRECTIVE.match(line.strip()))
