@@ -134,3 +134,25 @@ def test_docstring_field_labels_and_directives_name_nothing():
             '        .. note::\n          Argcomplete only executes actions if their class is known.\n')
     for start in ("proxy_rdns", "Argcomplete only"):
         assert subject(text, start) not in ('"""Args:', ".. note::")
+
+
+def test_comments_of_code_that_are_not_prose_and_string_pieces_are_never_quoted():
+    text = ('        # at_hash is REQUIRED when response_type value is:\n'
+            '        # - id_token token (Implicit)\n'
+            '        # - code id_token token (Hybrid)\n'
+            '        if "access_token" in token:\n'
+            '            id_token["at_hash"] = self.id_token_hash(token["access_token"])\n\n'
+            "            raise InvalidRequestError(description=('Timestamp given is invalid, differ from '\n"
+            "                'allowed by over %s seconds.' % (self.timestamp_lifetime)))\n")
+    assert units(text) == []
+    # a script's comment above a command is the only explanation there is: still a sentence
+    script = "# Retry the upload three times because the NAS often drops the first connection.\nrsync -a src/ nas:/backup/\n"
+    assert units(script) == ["# Retry the upload three times because the NAS often drops the first connection."]
+
+
+def test_a_signature_tail_without_its_def_line_names_nothing():
+    text = ("                                   headers=None):\n"
+            '        """Create introspect valid or invalid response.\n\n'
+            "        If the authorization server is unable to determine the state of the token,\n"
+            "        it SHOULD return an introspection response indicating the token is not active.\n")
+    assert subject(text, "If the authorization server") is None

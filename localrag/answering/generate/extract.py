@@ -532,6 +532,8 @@ def subject_of(text: str, span: Span) -> Span | None:
     if opens is not None:                # "    headers=None):" ends a wrapped signature:
         first = " ".join(text[opens:end].split())   # the definition is the name
         start = opens
+    elif source_code.signature_tail(first):
+        return None                      # ... whose def line the passage does not hold
     if _ends_wrapped_sentence(text, start):
         return None                      # "... libxml will detect and use\nthe following
         #                                  libraries:": the end of a sentence, no name
@@ -832,7 +834,8 @@ def candidate_units(text: str, *, question: str = "",
             #                          the chunk's end cut off, a name alone in a list
         if is_continuation(span.text):
             continue                 # the rest of a sentence an example cut in two
-        if source_code.is_code_statement(span.text) or source_code.opens_comment_midway(text, span.start):
+        if (source_code.is_code_statement(span.text) or source_code.opens_comment_midway(text, span.start)
+                or source_code.unread_comment(text, span.start)):
             continue                 # "raise NotImplementedError('Subclasses must ...')", the
             #                          rest of a comment begun on a line of code above
         if _INTRODUCING_END.search(span.text) and code_after(text, span) is None:

@@ -189,7 +189,36 @@ def is_code_statement(sentence: str) -> bool:
     opens with a call ("url_for("download_file", name=name) generates download URLs.") is
     a sentence."""
     s = sentence.strip()
+    if _STRING_ALONE.fullmatch(s):
+        return True                      # "'allowed by over %s seconds.'", a piece of a string
     return bool(_CALL_WITH_STRING.match(s)) and s.endswith((")", "(", ",", "'", '"'))
+
+
+_STRING_ALONE = re.compile(r"[rRbBuUfF]{0,2}(['\"])[^'\"]*\1[,)]*")
+
+
+def unread_comment(text: str, start: int) -> bool:
+    """The sentence at `start` opens with the "#" of a comment of code that is not prose
+    (comment_runs left its marks: "# at_hash MAY NOT be used when:" over "# - id_token
+    (Implicit)"): a note among code, never quoted. A script's one comment line above a
+    shell command ("# Retry the upload three times because ...") is no comment of code
+    (is_comment_line) and stays a sentence."""
+    if text[start:start + 1] != "#":
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    block_end = text.find("\n\n", start)
+    lines = text[line_start:block_end if block_end >= 0 else len(text)].split("\n")
+    before = text[text.rfind("\n", 0, max(line_start - 1, 0)) + 1:line_start - 1] if line_start else ""
+    local = ([before] if line_start else []) + lines
+    return is_comment_line(local, 1 if line_start else 0)
+
+
+def signature_tail(line: str) -> bool:
+    """The last line of a wrapped signature whose `def` line is not there ("headers=None):"
+    at a passage's start): parameters, no name."""
+    s = line.strip()
+    return bool(re.search(r"\)(?:[ \t]*->[^:]*)?:$", s)) and s.count("(") < s.count(")")
+
 
 
 def docstring_marks(sentence: str) -> tuple[int, int]:
