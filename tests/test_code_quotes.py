@@ -146,8 +146,8 @@ def test_comments_of_code_that_are_not_prose_and_string_pieces_are_never_quoted(
             "                'allowed by over %s seconds.' % (self.timestamp_lifetime)))\n")
     assert units(text) == []
     # a script's comment above a command is the only explanation there is: still a sentence
-    script = "# Retry the upload three times because the NAS often drops the first connection.\nrsync -a src/ nas:/backup/\n"
-    assert units(script) == ["# Retry the upload three times because the NAS often drops the first connection."]
+    comment = "# Retry the upload three times because the NAS often drops the first connection."
+    assert units(comment + "\nrsync -a src/ nas:/backup/\n") == [comment]
 
 
 def test_a_signature_tail_without_its_def_line_names_nothing():

@@ -3,14 +3,14 @@
 A person points localrag at their code as well as at their notes. In a code file the prose
 is in docstrings and comments, and the names are on `def` and `class` lines. Read as plain
 text (stop 44, pycode: python3-oauthlib's package, answers judged by annotators), a
-docstring was quoted with its three opening quote marks before "Create PKCE code_verifier ...",
-a `def` line glued to the docstring under it ("def is_pkce_required(self, client_id,
-request): ... Determine if ...") instead of naming it, a comment that runs over several "#" lines was
-cut at each line ("# are sorted by their value." alone), and a statement of code was read
-as a sentence because a string in it ends with a full stop ("raise
+docstring was quoted with its three opening quote marks before "Create PKCE code_verifier
+...", a `def` line glued to the docstring under it ("def is_pkce_required(self, client_id,
+request): ... Determine if ...") instead of naming it, a comment that runs over several "#"
+lines was cut at each line ("# are sorted by their value." alone), and a statement of code
+was read as a sentence because a string in it ends with a full stop ("raise
 NotImplementedError('Subclasses must implement this method.')"). These rules read such
 lines the way a reader does; each is limited to the shapes code has, so prose is read as
-before.
+before (tests/test_code_quotes.py lists prose that looks alike).
 """
 
 from __future__ import annotations
@@ -40,14 +40,17 @@ _STATEMENT = re.compile(
     rf"for[ \t]+[\w, ()]+[ \t]+in[ \t]+[^:]*{_CODE_MARK}[^:]*:|"
     rf"while[ \t]+[^:]*{_CODE_MARK}[^:]*:|"
     r"with[ \t]+[^:]*\([^:]*\)(?:[ \t]+as[ \t]+\w+)?[ \t]*:|"
-    r"(?:raise|return|yield|assert)[ \t]+(?:not[ \t]+)?(?:[A-Za-z_][\w.]*(?:[(\[].*|[ \t]+(?:is|in|==|!=|and|or)\b.*)?|"
+    r"(?:raise|return|yield|assert)[ \t]+(?:not[ \t]+)?"
+    r"(?:[A-Za-z_][\w.]*(?:[(\[].*|[ \t]+(?:is|in|==|!=|and|or)\b.*)?|"
     r"[rRbBuUfF]{0,2}['\"\d\[{(].*)|"
     r"[A-Za-z_][\w.]*(?:\[[^\]]*\])?[ \t]*(?:[-+*/|&]?=)[ \t]*[^\s=].*(?<![.!?]))"
     r"[ \t]*(?:#.*)?$")
 """A line of program code (Python's shapes): a control statement ending in ":" ("elif
 is_issuer:", "if request.code_verifier is None:", "for k, v in params:"), a raise, return,
-yield or assert of a name or call ("raise errors.InvalidGrantError(request=request)"), or
-an assignment ("request.client_id = request.client_id or ..."). A sentence never reads
+yield or assert of a name, call or literal ("raise errors.InvalidGrantError(request=request)"),
+a call or bracket opening at the line's end ("warnings.warn("), a line opening with a closing
+bracket (") -> Dict[str, Any]:"), or an assignment ("request.client_id = request.client_id
+or ..."). A sentence never reads
 across such a line. Prose shapes stay prose: "if you set it, ..." has no ":" at its end,
 "for each file in the folder:" and "with Node.js. Some key elements of this include:" no
 code after "in" or call before the ":", "return the value." no name followed by "(" or the
@@ -220,7 +223,6 @@ def signature_tail(line: str) -> bool:
     return bool(re.search(r"\)(?:[ \t]*->[^:]*)?:$", s)) and s.count("(") < s.count(")")
 
 
-
 def docstring_marks(sentence: str) -> tuple[int, int]:
     """(characters to drop at the start, at the end) of a sentence that opens or closes a
     docstring: its '\"\"\"' (with a string prefix) are the code's quotes, not its words."""
@@ -256,7 +258,8 @@ def opens_comment_midway(text: str, start: int) -> bool:
     return text[start:start + 1].islower() and bool(re.fullmatch(r"[ \t]*#[ \t]*", text[line_start:start]))
 
 
-_CONTROL = re.compile(rf"^[ \t]*(?:(?:el)?if[ \t]+[^:]*{_CODE_MARK}[^:]*|(?:el)?if[ \t]+(?:not[ \t]+)?[A-Za-z_][\w.]*"
+_CONTROL = re.compile(rf"^[ \t]*(?:(?:el)?if[ \t]+[^:]*{_CODE_MARK}[^:]*"
+                      r"|(?:el)?if[ \t]+(?:not[ \t]+)?[A-Za-z_][\w.]*"
                       r"|else|try|finally|except(?:[ \t]+[A-Z(][\w.]*[^:]*)?)[ \t]*:[ \t]*(?:#.*)?$")
 _DIRECTIVE = re.compile(r"^\.\.[ \t]+[\w-]+::")
 
