@@ -156,3 +156,20 @@ def test_a_signature_tail_without_its_def_line_names_nothing():
             "        If the authorization server is unable to determine the state of the token,\n"
             "        it SHOULD return an introspection response indicating the token is not active.\n")
     assert subject(text, "If the authorization server") is None
+
+
+def test_a_docstring_field_names_its_description():
+    text = ('        """Prepare the access token request body.\n\n'
+            "        :param code:    REQUIRED. The authorization code received from the\n"
+            "                        authorization server.\n\n"
+            "        :param include_client_id: `True` to send the `client_id` in the\n"
+            "                                  body of the upstream request. This is required\n"
+            "                                  if the client is not authenticating.\n"
+            "        :type include_client_id: Boolean\n"
+            '        """\n')
+    assert units(text) == ["Prepare the access token request body.",
+                           "The authorization code received from the authorization server.",
+                           "`True` to send the `client_id` in the body of the upstream request.",
+                           "This is required if the client is not authenticating."]
+    assert subject(text, "The authorization code") == ":param code:"
+    assert subject(text, "This is required") == ":param include_client_id:"

@@ -115,7 +115,8 @@ def _blocks(text: str) -> list[tuple[int, str]]:
         nxt = next((x for x in lines[n + 1:n + 3] if x.strip()), "")
         row = rows[n] and ((n > 0 and rows[n - 1]) or (n + 1 < len(lines) and rows[n + 1]))
         signature = max(signature - 1, source_code.definition_lines(lines, n))
-        if line.strip() and (is_markup(line) or _PROMPT_LINE.match(line) or _term_line(line, nxt)
+        if line.strip() and ((is_markup(line) and not source_code.FIELD.match(line))
+                             or _PROMPT_LINE.match(line) or _term_line(line, nxt)
                              or (_heading_line(line) and not source_code.is_comment_line(lines, n))
                              or row or _numbered_title(lines, n)
                              or signature > 0 or source_code.is_statement_line(line)):
@@ -484,6 +485,9 @@ def subject_of(text: str, span: Span) -> Span | None:
     "--[no-]force-with-lease:" and its variants), the first. A paragraph further down an
     indented description has its term all the same (_description_term)."""
     opening = _paragraph_opening(text, span)
+    field = source_code.field_at(text, opening)
+    if field is not None:                # ":param include_client_id:" opens its description
+        return Span(field[0], field[1], text[field[0]:field[1]])
     line_start = text.rfind("\n", 0, opening) + 1
     before = text[line_start:opening].strip().lstrip(">").strip()
     if before and not source_code.docstring_marks(before + "x")[0] == len(before):

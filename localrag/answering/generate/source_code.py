@@ -63,6 +63,26 @@ NotImplementedError('Subclasses must implement this method.')", "log.debug('Clie
 authentication failed, %r.', request)". The string's full stop is no sentence end."""
 
 
+FIELD = re.compile(r"^([ \t]*)(:(?:param|parameter|arg|argument|key|keyword|raises?|except|exception|var|ivar|"
+                   r"cvar|returns?|yields?)(?:[ \t]+[^:`]+)?:)[ \t]+(?=\S)")
+"""A docstring's reStructuredText field with its description on the line ("        :param
+include_client_id: `True` to send the `client_id` in the", "   :returns: A dict of ..."): the
+field (group 2) names what the description says, the description is prose that may run on
+over the lines under it. Read as a line of markup, it lost the description's first line
+("body of the upstream request." was quoted alone) and whole descriptions ("REQUIRED. The
+authorization code received from the authorization server.")."""
+
+
+def field_at(text: str, start: int) -> tuple[int, int] | None:
+    """(start, end) of the field (FIELD) that opens the line where the sentence at `start`
+    begins, right before it: the sentence's name."""
+    line_start = text.rfind("\n", 0, start) + 1
+    m = FIELD.match(text[line_start:start + 1])
+    if m is None or line_start + m.end() != start:
+        return None
+    return line_start + m.start(2), line_start + m.end(2)
+
+
 def is_comment_line(lines: list[str], n: int) -> bool:
     """`lines[n]` is a "#" comment of code, not a Markdown heading: indented (a heading
     stands at the margin), or one of a run of "#" lines at one indentation with no blank
@@ -113,7 +133,9 @@ def comment_runs(block: str) -> list[tuple[int, str]]:
     without the marks, and no sentence runs from a comment into the code beside it. Lines
     that are only string literals (an error message split over lines: "The specified key is
     an asymmetric key or x509 certificate and" / " should not be used as an HMAC secret.")
-    are read as their words, without the quote marks. Offsets are unchanged."""
+    are read as their words, without the quote marks, and a docstring's field (FIELD)
+    starts a piece, its ":param name:" blanked: the description after it is the sentence.
+    Offsets are unchanged."""
     lines = block.split("\n")
     comment = [is_comment_line(lines, n) for n in range(len(lines))]
     prose = [False] * len(lines)
@@ -133,6 +155,9 @@ def comment_runs(block: str) -> list[tuple[int, str]]:
     pieces: list[str] = []
     for n, line in enumerate(lines):
         width = len(line)
+        field = FIELD.match(line)
+        if field:                        # ":param name:" read as the description's name
+            line = _blank(line, [field.span(2)])
         if prose[n]:
             m = _COMMENT.match(line)
             line = line[:m.end() - 1] + " " + line[m.end():]
@@ -141,7 +166,7 @@ def comment_runs(block: str) -> list[tuple[int, str]]:
                     [(x.end(3), x.end()) for x in _LITERAL.finditer(line)]
             tail = re.search(r"[,)]*[ \t]*$", line)
             line = _blank(line, marks + [(tail.start(), tail.end())])
-        if kind is not None and prose[n] != kind and pieces:
+        if kind is not None and (prose[n] != kind or field) and pieces:
             out.append((start, "\n".join(pieces)))
             start, pieces = pos, []
         pieces.append(line)
