@@ -23,6 +23,7 @@ DEF_LINE = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+[A-Za-z_]\w*[ 
 part of any sentence, the name of the sentences of its docstring (extract.subject_of)."""
 
 MAX_SIGNATURE_LINES = 8   # a signature wrapped over more lines than this is not followed
+MAX_CODE_LINE = 300       # a longer line is read as text (and the patterns below stay linear)
 
 _DOCSTRING_OPEN = re.compile(r"^(?:[rRuUbBfF]{0,2})(?:\"\"\"|''')[ \t]*")
 _DOCSTRING_CLOSE = re.compile(r"[ \t]*(?:\"\"\"|''')$")
@@ -161,7 +162,7 @@ def comment_runs(block: str) -> list[tuple[int, str]]:
         if prose[n]:
             m = _COMMENT.match(line)
             line = line[:m.end() - 1] + " " + line[m.end():]
-        elif _LITERALS.match(line) and _prose(" ".join(x.group(3) for x in _LITERAL.finditer(line))):
+        elif len(line) <= MAX_CODE_LINE and _LITERALS.match(line) and _prose(" ".join(x.group(3) for x in _LITERAL.finditer(line))):
             marks = [(x.start(), x.start(3)) for x in _LITERAL.finditer(line)] + \
                     [(x.end(3), x.end()) for x in _LITERAL.finditer(line)]
             tail = re.search(r"[,)]*[ \t]*$", line)
@@ -201,7 +202,7 @@ def is_statement_line(line: str) -> bool:
     """A line of program code that no sentence reads across (_STATEMENT), or a call of
     code with a string in it (_CALL_WITH_STRING) standing on its own line."""
     s = line.strip()
-    if not s or re.search(r"[.!?]\s+[A-Z]", s):
+    if not s or len(s) > MAX_CODE_LINE or re.search(r"[.!?]\s+[A-Z]", s):
         return False                     # a sentence ends inside it: a wrapped line of prose
     m = _ASSIGNED.match(line)
     value = _LITERAL.sub("''", m.group(2)) if m else ""
@@ -292,6 +293,8 @@ _DIRECTIVE = re.compile(r"^\.\.[ \t]+[\w-]+::")
 def names_nothing(line: str) -> bool:
     """A line above a sentence that is never its name: a control statement of code ("if
     program_name == 'yq':", "else:") or a reStructuredText directive in a docstring (".. note::")."""
+    if len(line) > MAX_CODE_LINE:
+        return False
     indented = line[:1] in (" ", "\t")   # inside a function; a manual's grammar term ("if
     #                                     list then list [ elif list ... ] fi:") is at the margin
     return bool((indented and _CONTROL.match(line)) or _DIRECTIVE.match(line.strip()))
