@@ -19,9 +19,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from localrag.answering.generate import source_code
 from localrag.answering.judge import lexical
 from localrag.answering.judge.noise import is_code, is_continuation, is_markup, noise_kind
-from localrag.answering.generate import source_code
 from localrag.answering.judge.scoring import TRUST_ACCURACY, TRUST_AUC
 from localrag.answering.label.units import dedent_lines, indent_width
 
@@ -427,7 +427,7 @@ def _description_term(text: str, line_start: int) -> tuple[int, int, str] | None
         line = text[prev_start:pos - 1]
         if line.strip() and indent_width(line) < depth:
             stripped = line.strip()
-            stripped = stripped[source_code.docstring_marks(stripped + "x")[0]:]   # '"""Args:'
+            stripped = stripped[source_code.docstring_opening(stripped):]   # '"""Args:'
             if source_code.names_nothing(line):
                 return None              # ".. note::" in a docstring
             if _FIELD_LABEL.fullmatch(stripped):
@@ -490,7 +490,7 @@ def subject_of(text: str, span: Span) -> Span | None:
         return Span(field[0], field[1], text[field[0]:field[1]])
     line_start = text.rfind("\n", 0, opening) + 1
     before = text[line_start:opening].strip().lstrip(">").strip()
-    if before and not source_code.docstring_marks(before + "x")[0] == len(before):
+    if before and source_code.docstring_opening(before) != len(before):
         return None                      # the paragraph starts mid-line (a blockquote's ">"
         #                                  or a docstring's quotes aside): no line above it
     pos, blanks, lines = line_start, 0, []
@@ -507,7 +507,7 @@ def subject_of(text: str, span: Span) -> Span | None:
             stripped = line.strip()
             if source_code.names_nothing(line):
                 break                    # "if program_name == 'yq':", ".. note::": no name
-            stripped = stripped[source_code.docstring_marks(stripped + "x")[0]:]   # '"""Args:'
+            stripped = stripped[source_code.docstring_opening(stripped):]   # '"""Args:'
             term = stripped.endswith(":") and not _prose_lead_in(stripped)   # ":" or "::"
             if term and _FIELD_LABEL.fullmatch(stripped):
                 break                    # "Parameters:": the entry's name is further up

@@ -249,6 +249,13 @@ def signature_tail(line: str) -> bool:
     return bool(re.search(r"\)(?:[ \t]*->[^:]*)?:$", s)) and s.count("(") < s.count(")")
 
 
+def docstring_opening(line: str) -> int:
+    """The length of the docstring quotes (with a string prefix) that open `line` (3 for
+    the quotes before "Args:"), 0 when none do."""
+    m = _DOCSTRING_OPEN.match(line)
+    return m.end() if m else 0
+
+
 def docstring_marks(sentence: str) -> tuple[int, int]:
     """(characters to drop at the start, at the end) of a sentence that opens or closes a
     docstring: its '\"\"\"' (with a string prefix) are the code's quotes, not its words."""
