@@ -32,12 +32,13 @@ _COMMENT = re.compile(r"^([ \t]*)#(?=[ \t]|$)")
 """A "#" comment line of a script or a program (one "#", then a space or the line's end)."""
 
 _CODE_MARK = r"[(\[=<>!._\"']"
+_CONTROL_HEAD = (rf"(?:(?:el)?if[ \t]+[^:]*{_CODE_MARK}[^:]*|(?:el)?if[ \t]+(?:not[ \t]+)?[A-Za-z_][\w.]*"
+                 r"|else|try|finally|except(?:[ \t]+[A-Z(][\w.]*[^:]*)?)[ \t]*:")
+"""A control statement's head ("elif is_issuer:", "if request.code_verifier is None:", "else:")."""
 _STATEMENT = re.compile(
     r"^[ \t]*(?:"
-    rf"(?:el)?if[ \t]+[^:]*{_CODE_MARK}[^:]*:|(?:el)?if[ \t]+(?:not[ \t]+)?[A-Za-z_][\w.]*[ \t]*:|"
-    r"else[ \t]*:|try[ \t]*:|finally[ \t]*:|"
+    rf"{_CONTROL_HEAD}|"
     r"[)\]}]+.*|[A-Za-z_][\w.]*(?:[ \t]*=[ \t]*[A-Za-z_][\w.]*)?[(\[{]|"
-    r"except(?:[ \t]+[A-Z(][\w.]*[^:]*)?:|"
     rf"for[ \t]+[\w, ()]+[ \t]+in[ \t]+[^:]*{_CODE_MARK}[^:]*:|"
     rf"while[ \t]+[^:]*{_CODE_MARK}[^:]*:|"
     r"with[ \t]+[^:]*\([^:]*\)(?:[ \t]+as[ \t]+\w+)?[ \t]*:|"
@@ -291,9 +292,7 @@ def opens_comment_midway(text: str, start: int) -> bool:
     return text[start:start + 1].islower() and bool(re.fullmatch(r"[ \t]*#[ \t]*", text[line_start:start]))
 
 
-_CONTROL = re.compile(rf"^[ \t]*(?:(?:el)?if[ \t]+[^:]*{_CODE_MARK}[^:]*"
-                      r"|(?:el)?if[ \t]+(?:not[ \t]+)?[A-Za-z_][\w.]*"
-                      r"|else|try|finally|except(?:[ \t]+[A-Z(][\w.]*[^:]*)?)[ \t]*:[ \t]*(?:#.*)?$")
+_CONTROL = re.compile(rf"^[ \t]*{_CONTROL_HEAD}[ \t]*(?:#.*)?$")
 _DIRECTIVE = re.compile(r"^\.\.[ \t]+[\w-]+::")
 
 
