@@ -13,7 +13,8 @@ or unreadable. Chunk ids are never reused, so a label present in both is right.
 Terms: lower case, split like FTS5's unicode61 tokenizer (letters with their combining
 marks, and digits; `_` and punctuation separate), each stemmed by its script's Snowball
 stemmer (PyStemmer; English for the Latin script), Han and kana as pairs of characters; an
-identifier with underscores (GFP_KERNEL) is also kept whole. Beside them, exact_terms: a
+identifier with underscores (GFP_KERNEL) is also kept whole, and a camelCase name
+(RefreshTokenGrant) also gives its words. Beside them, exact_terms: a
 token holding more than letters and digits kept whole ("--not-a-term", "<<<", "g&") and an
 underscore identifier joined ("pathdir"), in text and queries alike, so that a lookup typed
 as written finds its definition (code's expressions give their names: "f(a=1)" is no term);
@@ -43,12 +44,13 @@ if TYPE_CHECKING:
 
 K1 = 1.2            # the usual BM25 constants
 B = 0.75
-FORMAT = 5          # bump when tokenization or the file layout changes (2: tail saved, postings in .npy;
+FORMAT = 6          # bump when tokenization or the file layout changes (2: tail saved, postings in .npy;
 #                     3: Tokenizer.exact_terms indexed; 4: exact terms split at code's glue,
 #                     the vocabulary a sorted table a reader maps: indexer/vocabulary.py;
 #                     5: a one-letter option's case kept, a word's combining marks kept,
-#                     Han and kana as pairs of characters, a word stemmed by its script)
-LOADABLE = (1, 2, 3, 4, 5)   # format 1 files have no tail arrays; before 3 no exact terms (a
+#                     Han and kana as pairs of characters, a word stemmed by its script;
+#                     6: a camelCase name's words as terms too)
+LOADABLE = (1, 2, 3, 4, 5, 6)   # format 1 files have no tail arrays; before 3 no exact terms (a
 #                           reader searches such a file as it is, a writer rebuilds it: open)
 TAIL_SAVED = 2000   # a save folds a longer tail into the compacted arrays first
 
@@ -62,6 +64,12 @@ STOPWORDS = frozenset(
     "they them their there about into".split())
 _PART = regex.compile(r"[^\W_]+")
 _JOINERS = "\u200c\u200d"   # word characters to regex (inside Persian or Indic words)
+# A name written in camelCase or PascalCase ("RefreshTokenGrant", "HTTPServer", "getUTF8String")
+# also gives its words, as an identifier with underscores does: a question in words ("which
+# grant refreshes a token") finds the class; the whole name stays a term of its own. A part
+# of one letter is no term ("OAuth" -> "auth")
+_CAMEL = re.compile(r"\b(?=[A-Za-z])[A-Za-z0-9]*(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z])[A-Za-z0-9]*\b")
+_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 # Chinese and Japanese write no spaces between words: a run of Han, Hiragana or Katakana is
 # indexed as its overlapping pairs of characters ("東京タワー" -> "東京", "京タ", "タワ", "ワー"),
@@ -136,6 +144,8 @@ class Tokenizer:
                     out.append(word.strip("_"))
             else:
                 out.append(stem(word))
+        for name in _CAMEL.findall(text):
+            out.extend(stem(p.lower()) for p in _CAMEL_PART.findall(name) if len(p) > 1)
         return out
 
 

@@ -68,6 +68,21 @@ def test_tokens_are_stemmed_and_identifiers_kept_whole():
     assert {"gfp", "kernel"} <= set(tok("use GFP_KERNEL here"))
 
 
+def test_a_camel_case_name_gives_its_words(tmp_path):
+    """Code names things in camelCase: a question in words finds the class, and the name
+    typed whole still finds it first (it stays a term of its own). A part of one letter is
+    no term; a word in capitals or with one capital is one word."""
+    tok = Tokenizer()
+    assert tok("RefreshTokenGrant") == ["refreshtokengr", "refresh", "token", "grant"]
+    assert set(tok("HTTPServer getUTF8String")) >= {"http", "server", "get", "utf", "string"}
+    assert tok("OAuth") == ["oauth", "auth"]
+    assert tok("Debian NASA my_camelCase") == ["debian", "nasa", "my", "camelcas", "my_camelcase"]
+    bm = _index(tmp_path, {1: "class RefreshTokenGrant(GrantTypeBase):", 2: "a token of thanks",
+                           3: "refresh the page", 4: "a grant of land", 5: "kernel notes"})
+    assert bm.search("grant to refresh a token", 5)[0][0] == 1
+    assert bm.search("RefreshTokenGrant", 5)[0][0] == 1
+
+
 def test_deleted_chunks_never_come_back_and_compaction_keeps_scores(tmp_path):
     docs = {i: f"common words {i} " + ("zebra" if i % 3 == 0 else "lion") for i in range(1, 3000)}
     bm = _index(tmp_path, docs)
