@@ -119,6 +119,10 @@ def test_a_term_line_is_not_glued_to_its_description():
     ("Compare A vs. B here. Done.", ["Compare A vs. B here.", "Done."]),
     ("Apples, pears etc. are fruit. Next one.", ["Apples, pears etc. are fruit.", "Next one."]),
     ("Apples, pears etc. The next one.", ["Apples, pears etc.", "The next one."]),
+    # an ellipsis before a lower-case word leaves words out; before a capital it ends one
+    ("Sleep for 0, 1, 2, 4, ... seconds and try again. Done.",
+     ["Sleep for 0, 1, 2, 4, ... seconds and try again.", "Done."]),
+    ("It stopped... Then it went on.", ["It stopped...", "Then it went on."]),
 ])
 def test_sentences_split_around_abbreviations(text, expected):
     assert split_sentences(text) == expected
