@@ -123,6 +123,8 @@ def test_a_term_line_is_not_glued_to_its_description():
     ("Sleep for 0, 1, 2, 4, ... seconds and try again. Done.",
      ["Sleep for 0, 1, 2, 4, ... seconds and try again.", "Done."]),
     ("It stopped... Then it went on.", ["It stopped...", "Then it went on."]),
+    ('Errors such as "GPG error: ... invalid: BADSIG ..." with APT. Next.',
+     ['Errors such as "GPG error: ... invalid: BADSIG ..." with APT.', "Next."]),
 ])
 def test_sentences_split_around_abbreviations(text, expected):
     assert split_sentences(text) == expected

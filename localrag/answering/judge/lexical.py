@@ -64,7 +64,7 @@ def split_sentences(text: str) -> list[str]:
             end = m.start(1) if m.group(1) is not None else m.start(2)   # closing quotes stay
             before = line[start:end].rstrip(STOPS + "\"')]’”")
             last_word = before.rsplit(None, 1)[-1].lower().lstrip(_OPENERS) if before.split() else ""
-            if line[start:end].endswith("...") and line[m.end():m.end() + 1].islower():
+            if line[start:end].rstrip("\"')]’”").endswith("...") and line[m.end():m.end() + 1].islower():
                 continue                       # "Sleep for 1, 2, 4, ... seconds": an ellipsis
                 #                                before a lower-case word leaves words out
             if last_word == "no" and not line[m.end():m.end() + 1].isdigit():
