@@ -25,7 +25,6 @@ changes the roles of the units shown.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections import Counter
@@ -36,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from carry_judgments import EARLIER  # noqa: E402
+from carry_judgments import EARLIER, load  # noqa: E402
 from retrieval_data import corpus, norm, questions  # noqa: E402
 
 DATA = HERE / "data" / "answers"
@@ -52,10 +51,6 @@ def newest_round(name: str) -> str | None:
                 (DATA / f"judged-answers-{name}-{tag}.jsonl").exists():
             return tag
     return None
-
-
-def load(path: Path) -> list[dict]:
-    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
 
 
 def classify(answer: dict, labels: dict[int, dict], search_rank) -> str:  # noqa: ANN001

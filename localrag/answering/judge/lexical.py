@@ -24,6 +24,8 @@ _ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "e.g", "i.e", "eg", "ie
 _ENDING_ABBREVIATIONS = {"etc", "inc", "ltd", "corp", "al", "usw"}
 # Characters that may stand before an abbreviation: "(e.g. this)", "[cf. RFC 1123]".
 _OPENERS = "([{\"'‘“«"
+# ... and that may close a sentence after its stop: 'He said "go."', "(See below.)"
+_CLOSERS = "\"')]’”"
 # Titles are capitalised but say nothing about which person is meant.
 _TITLES = {"dr", "mr", "mrs", "ms", "prof", "sir", "madam"}
 # What ends a sentence: besides ". ! ?", the danda (Hindi, Bengali, ...), "؟" (Arabic,
@@ -62,12 +64,13 @@ def split_sentences(text: str) -> list[str]:
         start = 0
         for m in _SENTENCE_END.finditer(line):
             end = m.start(1) if m.group(1) is not None else m.start(2)   # closing quotes stay
-            before = line[start:end].rstrip(STOPS + "\"')]’”")
+            closed = line[start:end].rstrip(_CLOSERS)
+            before = closed.rstrip(STOPS + _CLOSERS)
             last_word = before.rsplit(None, 1)[-1].lower().lstrip(_OPENERS) if before.split() else ""
-            if line[start:end].rstrip("\"')]’”").endswith("...") and line[m.end():m.end() + 1].islower():
+            if closed.endswith("...") and line[m.end():m.end() + 1].islower():
                 continue                       # "Sleep for 1, 2, 4, ... seconds": an ellipsis
                 #                                before a lower-case word leaves words out
-            if last_word == "no" and not line[m.end():m.end() + 1].isdigit():
+            elif last_word == "no" and not line[m.end():m.end() + 1].isdigit():
                 pass                           # "No. It is..." ends; "No. 5" does not
             elif last_word in _ENDING_ABBREVIATIONS and line[m.end():m.end() + 1].isupper():
                 pass                           # "... and so on, etc. The next one"
