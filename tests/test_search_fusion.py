@@ -137,3 +137,81 @@ def test_the_chosen_fusion_constants_are_the_defaults():
     assert fuse_scores(dense, lexical)[0][1] == pytest.approx(ALPHA * 1.0 + (1 - ALPHA) * 0.5)
     assert lexical_winners([(1, 1.6), (2, 1.0), (3, 0.5)]) == [1]      # 1.6x above the next
     assert lexical_winners([(1, 1.4), (2, 1.0), (3, 0.9), (4, 0.8)]) == []   # no 1.5x gap
+
+
+class _Vectors:
+    """Exact cosine search over a few known unit vectors (the logic of feedback_dense;
+    the real hnswlib index is in the test after this one)."""
+
+    def __init__(self, rows: dict[int, list[float]]) -> None:
+        import numpy as np
+
+        self.ids = list(rows)
+        m = np.array([rows[i] for i in self.ids], dtype=np.float32)
+        self.m = m / np.linalg.norm(m, axis=1, keepdims=True)
+
+    def vectors_of(self, ids):  # noqa: ANN001, ANN201
+        if any(i not in self.ids for i in ids):
+            raise KeyError(ids)
+        return self.m[[self.ids.index(i) for i in ids]]
+
+    def knn(self, vec, k):  # noqa: ANN001, ANN201
+        sims = self.m @ vec
+        order = sorted(range(len(self.ids)), key=lambda j: -sims[j])[:k]
+        return [(self.ids[j], float(sims[j])) for j in order]
+
+
+def test_feedback_brings_in_what_the_first_passages_are_near():
+    import numpy as np
+
+    from indexer.search import feedback_dense, feedback_vector
+
+    # the query (x) words it differently from its answer (3): the passages found first
+    # (1, 2) lean toward the answer's wording (y); 4 leans away from it (z)
+    vectors = _Vectors({1: [0.9, 0.44, 0.0], 2: [0.8, 0.6, 0.0], 3: [0.45, 0.89, 0.0],
+                        4: [0.6, 0.0, 0.8]})
+    q = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    assert [c for c, _ in vectors.knn(q, 4)] == [1, 2, 4, 3]          # without: 3 is last
+    moved = feedback_vector(q, vectors.vectors_of([1, 2]), 1.0)
+    assert np.linalg.norm(moved) == pytest.approx(1.0)
+    assert moved @ vectors.vectors_of([3])[0] > q @ vectors.vectors_of([3])[0]
+    again = feedback_dense(vectors, q, [(1, 1.0), (2, 0.9)], 4, feedback_depth=2, weight=1.0)
+    assert [c for c, _ in again].index(3) < [c for c, _ in again].index(4)
+    # nothing to feed back: no query vector, weight 0, or no passage with a vector
+    assert feedback_dense(vectors, None, [(1, 1.0)], 4) is None
+    assert feedback_dense(vectors, q, [(1, 1.0)], 4, weight=0.0) is None
+    assert feedback_dense(vectors, q, [(99, 1.0)], 4) is None
+    # a passage without a vector (added since the snapshot) is left out of the mean
+    assert feedback_dense(vectors, q, [(99, 1.0), (1, 0.9), (2, 0.8)], 4, feedback_depth=3) == again
+    assert np.array_equal(feedback_vector(q, np.zeros((0, 3)), 1.0), q)
+
+
+def test_search_feeds_the_first_passages_back_on_a_real_index(tmp_path, make_index, monkeypatch):
+    import numpy as np
+
+    idx = _notes_index(tmp_path, make_index)
+    vectors = idx._vectors_index()
+    query = "what was decided about the server migration"
+    qv = idx.embedder.encode([query])[0]
+    dense, lexical = search.scored_rankings(vectors, qv, query, 50)
+    fused = fuse(dense, lexical)
+    again = search.feedback_dense(vectors, qv, fused, 50)
+    # the real hnswlib index searched again from the moved vector: its order is the
+    # cosine to that vector (within HNSW's approximation: the first 10 exactly)
+    moved = search.feedback_vector(qv, vectors.vectors_of([c for c, _ in fused[:search.FEEDBACK_DEPTH]]))
+    sims = vectors.vectors_of([c for c, _ in again]) @ moved
+    assert [round(s, 4) for _, s in again[:10]] == [round(float(s), 4) for s in sims[:10]]
+    assert again != dense
+    # Index.search runs it, at the chosen constants
+    seen = []
+    real = search.feedback_dense
+
+    def spy(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        seen.append(kwargs.get("weight"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(search, "feedback_dense", spy)
+    hits = idx.search(query, k=5)
+    assert seen == [search.FEEDBACK_WEIGHT] and len(hits) == 5
+    assert (search.FEEDBACK_DEPTH, search.FEEDBACK_WEIGHT) == (10, 1.0)
+    assert np.isfinite([h.score for h in hits]).all()
