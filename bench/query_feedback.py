@@ -11,7 +11,8 @@ search.ALPHA. Recall@5 by the key-phrase rule (the key phrase in a top-5 passage
 answering file), for the search, the fused first stage and the dense side. Then, for each
 corpus left out, the grid point with the most natural questions found on the other corpora
 (then their mean reciprocal rank; ties to no feedback, then to the smaller change) and
-what it finds on the corpus left out. Indexes: bench/bench_retrieval.py --build-only (and
+what it finds on the corpus left out, with what the fused first stage alone (search with
+the second stage off, which runs without feedback) would find at that point. Indexes: bench/bench_retrieval.py --build-only (and
 bench/pdf_layout.py for rpdf and gnupdf).
 """
 
@@ -111,8 +112,9 @@ def main() -> None:
         exact = (left[0], "exact")
         ex = (f"; exact {found[exact][GRID[0]][0]}/{sizes[exact]} -> {found[exact][best][0]}/{sizes[exact]}"
               if exact in found else "")
+        first = f"; the fused first stage {found[left][GRID[0]][1]}/{n} -> {found[left][best][1]}/{n}"
         print(f"  {left[0]:9s} depth {best[0]:2d} weight {best[1]:.2f}: {before}/{n} -> {after}/{n} "
-              f"({before / n:.3f} -> {after / n:.3f}){ex}")
+              f"({before / n:.3f} -> {after / n:.3f}){ex}{first}")
     if natural:
         print(f"  all corpora left out: {totals[0]}/{totals[2]} -> {totals[1]}/{totals[2]}")
 

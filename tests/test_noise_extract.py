@@ -225,6 +225,18 @@ def test_a_quote_comes_with_the_sentences_it_cannot_be_read_without():
     before, after = reading_context(text, units, units[0])
     assert before is None                      # it does not open with a back-reference
     assert after is not None and after.text.startswith("They make it stop")
+    # a relative clause set as a sentence of its own (oauthlib's common.py) reads with the
+    # sentence it completes; a question opening with "Which" refers back to nothing
+    text = ("Tokens should not be guessable and entropy when generating the random characters "
+            "is important. Which is why SystemRandom is used instead of the default random.choice "
+            "method. Which length should a token have? Thirty characters are enough.")
+    units = candidate_units(text)
+    _, after = reading_context(text, units, units[0])
+    assert after is not None and after.text.startswith("Which is why SystemRandom")
+    before, _ = reading_context(text, units, units[1])
+    assert before is not None and before.text.startswith("Tokens should not be guessable")
+    before, after = reading_context(text, units, next(u for u in units if u.text.startswith("Which length")))
+    assert before is None
     # select_quotes: the chosen one once, its context around it, marked as context
     quotes = select_quotes("Does bisect run stop when the script exits above 127?",
                            [text], _bag_embed, max_quotes=1)

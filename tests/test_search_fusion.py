@@ -211,7 +211,19 @@ def test_search_feeds_the_first_passages_back_on_a_real_index(tmp_path, make_ind
         return real(*args, **kwargs)
 
     monkeypatch.setattr(search, "feedback_dense", spy)
-    hits = idx.search(query, k=5)
+
+    def judge(q, passages):  # noqa: ANN001, ANN202 - every passage alike: the fused order stays
+        return [0.0] * len(passages)
+
+    hits = idx.search(query, k=5, judge=judge)
     assert seen == [search.FEEDBACK_WEIGHT] and len(hits) == 5
-    assert (search.FEEDBACK_DEPTH, search.FEEDBACK_WEIGHT) == (10, 1.0)
+    assert (search.FEEDBACK_DEPTH, search.FEEDBACK_WEIGHT) == (15, 1.0)
     assert np.isfinite([h.score for h in hits]).all()
+    # with the judge, the order is the fused order of the fed-back dense side and BM25
+    expected = fuse(search.feedback_dense(vectors, qv, fused, 50), lexical)
+    assert [h.chunk_id for h in hits] == [c for c, _ in expected[:5]]
+    # without a judge (the second stage off) search does without feedback: measured, it
+    # loses there (bench/query_feedback.py)
+    seen.clear()
+    plain = idx.search(query, k=5)
+    assert seen == [] and [h.chunk_id for h in plain] == [c for c, _ in fused[:5]]

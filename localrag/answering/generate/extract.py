@@ -553,6 +553,8 @@ def subject_of(text: str, span: Span) -> Span | None:
 _BACK_REFERENCE = re.compile(
     r"^(?:this|these|that|those|they|them|it|its|such|thus|hence|therefore|otherwise|then|"
     r"in (?:this|that|such) cases?|i\.e\.|that is|if so|if not|"
+    # a relative clause set as a sentence of its own: "Which is why SystemRandom is used ..."
+    r"which (?:is why|is because|means)|"
     # a condition without a noun of its own, then a pronoun: "If set, it gives a count of
     # characters ..." says what "it" is only in the sentence before
     r"(?:if|when|unless|once)\s+(?:not\s+)?(?:[a-z]+ed|set|unset|given|on|off|true|false|present|"
