@@ -82,7 +82,8 @@ def main() -> None:
 
     alphas = [float(a) for a in args.alphas.split(",") if a]
     betas = [float(b) for b in args.betas.split(",") if b] if args.sentence_rerank else []
-    if betas:
+    scorer = None
+    if args.sentence_rerank:
         from sentence_rerank import PassageScorer
 
         scorer = PassageScorer(args.sentence_rerank)
@@ -100,7 +101,8 @@ def main() -> None:
             continue
         local = LocalIndex(index_dir(name), "onnx-int8")
         qs = questions(corpus(name), args.which)
-        sides = SIDES + (("reranked",) if args.rerank else ()) + tuple(f"alpha {a:g}" for a in alphas) \
+        sides = SIDES + (("reranked",) if args.rerank else ()) + (("shipped",) if scorer is not None else ()) \
+            + tuple(f"alpha {a:g}" for a in alphas) \
             + tuple(f"beta {b:g}" for b in betas)
         judged = {s: 0 for s in sides}
         phrase = {s: 0 for s in sides}
@@ -118,6 +120,9 @@ def main() -> None:
                 lists["reranked"] = [p.chunk_id for p in local.idx.search(q.question, k=args.k, rerank=True)]
             for a in alphas:
                 lists[f"alpha {a:g}"] = [cid for cid, _ in search.fuse(dense, lexical, alpha=a)][:args.k]
+            if scorer is not None:          # the search as shipped (Index.search with the judge:
+                lists["shipped"] = [p.chunk_id for p in   # feedback, then the second stage)
+                                    local.idx.search(q.question, k=args.k, judge=scorer)]
             if betas:
                 fused = search.fuse(dense, lexical)[:args.depth]
                 head = local.idx.store.fetch_chunks([cid for cid, _ in fused])
@@ -166,6 +171,9 @@ def main() -> None:
         if alphas:
             print(f"  score fusion (shipped alpha {search.ALPHA:g}) at other alphas: " + "; ".join(
                 f"{side} {figure(side)}" for side in sides if side.startswith("alpha")))
+        if scorer is not None:
+            print(f"  the search as shipped (Index.search with the judge: the first passages' feedback, "
+                  f"then the second stage at beta {search.JUDGE_WEIGHT:g}): {figure('shipped')}")
         if betas:
             print(f"  fused top {args.depth} reordered by the best sentence: " + "; ".join(
                 f"{side} {figure(side)}" for side in sides if side.startswith("beta")))
