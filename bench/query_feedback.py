@@ -62,6 +62,71 @@ def ranks_of(local, q, scorer, grid) -> dict[tuple[int, float], tuple]:  # noqa:
     return out
 
 
+EXPANSION_GRID = [(0, 0, 0.0)] + [(m, t, w) for m in (5, 10) for t in (10, 20) for w in (0.2, 0.5)]
+
+
+def expanded_lexical(local, query: str, fused: list[tuple[int, float]], passages: int, terms: int,  # noqa: ANN001
+                     weight: float) -> list[tuple[int, float]]:
+    """BM25 with the query expanded from the first `passages` fused passages (RM3-like,
+    tried and not kept): their `terms` terms of most weight (share of each passage's terms x
+    idf, the query's own and terms of one chunk left out), each term's BM25 weighted by its
+    share, times `weight` x the number of query terms, added to the query's BM25."""
+    import math
+    from collections import Counter
+
+    import numpy as np
+
+    bm = local.vectors.lexical
+    n = max(len(bm._slot), 1)
+    own = set(bm.query_terms(query))
+    rows = local.idx.store.fetch_chunks([c for c, _ in fused[:passages]])
+    mass: Counter = Counter()
+    for cid, row in rows.items():
+        toks = bm.tokenize(f"{row[2]}\n{row[3]}")
+        for term, tf in Counter(toks).items():
+            tid = bm.vocab.get(term)
+            if tid is not None and tid not in own:
+                mass[tid] += tf / max(len(toks), 1)
+    tail = bm._tail_postings() if bm._tail else {}
+
+    def df(tid: int) -> int:
+        got = int(bm._indptr[tid + 1] - bm._indptr[tid]) if tid + 1 < len(bm._indptr) else 0
+        return got + (len(tail[tid][0]) if tid in tail else 0)
+    scored = sorted(((x * math.log(1 + (n - d + 0.5) / (d + 0.5)), tid) for tid, x in mass.items()
+                     if (d := df(tid)) >= 2), reverse=True)[:terms]
+    total = sum(x for x, _ in scored) or 1.0
+    base = bm.scores(query)
+    extra = np.zeros_like(base)
+    for x, tid in scored:
+        extra += (x / total) * bm.scores(bm.vocab.term(tid))
+    combined = base + weight * max(len(own), 1) * extra
+    hits = np.nonzero(combined > 0)[0]
+    hits = hits[np.argsort(-combined[hits], kind="stable")][:50]
+    return [(int(bm.labels[h]), float(combined[h])) for h in hits]
+
+
+def expansion_ranks(local, q, scorer) -> dict[tuple, int | None]:  # noqa: ANN001
+    """Per EXPANSION_GRID point, the answering passage's rank in the shipped search (the
+    dense side with the shipped feedback) with BM25's query expanded."""
+    from indexer import search
+
+    v = local.idx.embedder.encode([q.question])[0]
+    dense, lexical = search.scored_rankings(local.vectors, v, q.question, 50)
+    pins = search.lexical_winners(lexical)
+    again = search.feedback_dense(local.vectors, v, search.fuse(dense, lexical, pinned=pins), 50) or dense
+    first = search.fuse(again, lexical, pinned=pins)
+    key = norm(q.key_phrase)
+    out = {}
+    for point in EXPANSION_GRID:
+        lx = lexical if point[0] == 0 else expanded_lexical(local, q.question, first, *point)
+        fused = search.fuse(again, lx, pinned=pins)
+        rows = local.idx.store.fetch_chunks([c for c, _ in fused[:50]])
+        order, _ = search.rerank_judged(scorer, q.question, fused, rows, keep_first=pins)
+        out[point] = next((r for r, cid in enumerate(order[:50], 1) if cid in rows and
+                           local.rel(rows[cid][1]) == q.file and key in norm(rows[cid][3])), None)
+    return out
+
+
 def main() -> None:
     from bench_relevance import index_dir
     from bench_retrieval import LocalIndex
@@ -71,8 +136,28 @@ def main() -> None:
     ap.add_argument("--corpora", default=CORPORA)
     ap.add_argument("--which", default="natural,exact")
     ap.add_argument("--model-dir", default=str(HERE.parent / "indexer" / "data" / "relevance"))
+    ap.add_argument("--lexical-expansion", action="store_true",
+                    help="instead: BM25's query expanded from the first fused passages (RM3-like, "
+                         "expanded_lexical) on top of the shipped feedback, recall@5 of the shipped "
+                         "search per EXPANSION_GRID point (passages, terms, weight)")
     args = ap.parse_args()
     scorer = PassageScorer(args.model_dir)
+    if args.lexical_expansion:
+        totals = {p: 0 for p in EXPANSION_GRID}
+        for name in args.corpora.split(","):
+            local = LocalIndex(index_dir(name), "onnx-int8")
+            qs = questions(corpus(name), "natural")
+            hits = {p: 0 for p in EXPANSION_GRID}
+            for q in qs:
+                for p, r in expansion_ranks(local, q, scorer).items():
+                    hits[p] += r is not None and r <= 5
+            for p in EXPANSION_GRID:
+                totals[p] += hits[p]
+            print(f"{name} ({len(qs)} natural questions), search recall@5 by (passages, terms, weight): "
+                  + "; ".join(f"{p}: {hits[p]}" for p in EXPANSION_GRID), flush=True)
+            local.idx.close()
+        print("all: " + "; ".join(f"{p}: {totals[p]}" for p in EXPANSION_GRID))
+        return
     found: dict[tuple[str, str], dict] = {}     # (corpus, which) -> grid point -> side -> [hits@5]
     mrr: dict[tuple[str, str], dict] = {}
     sizes: dict[tuple[str, str], int] = {}
