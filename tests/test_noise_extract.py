@@ -202,6 +202,20 @@ def test_a_quoted_sentence_brings_the_code_block_it_introduces():
     block = code_after(rst, sentence_spans(rst)[0])
     assert block is not None
     assert block.text == "> echo 1 > /proc/PID/clear_refs\n\n> cat /proc/PID/smaps"
+    # a Markdown fenced block, whole: blank lines inside it kept, its fence lines not
+    # quoted (node's writing-tests.md; cut at its first blank line it was "```js" and
+    # "'use strict';" alone)
+    md = ("A test that would require internal/freelist could start like this:\n\n```js\n"
+          "'use strict';\n\n// Flags: --expose-internals\n\nrequire('../common');\n```\n\n"
+          "In specific scenarios it may be useful.\n")
+    block = code_after(md, sentence_spans(md)[0])
+    assert block is not None
+    assert block.text == "'use strict';\n\n// Flags: --expose-internals\n\nrequire('../common');"
+    assert md[block.start:block.end] == block.text
+    assert line_at(md, block.start, 1) == 4
+    # a passage that ends inside a fence (its chunk was cut there): the lines it holds
+    cut = "Run it like this:\n\n```sh\nmake\n\nmake install\n"
+    assert code_after(cut, sentence_spans(cut)[0]).text == "make\n\nmake install"
 
 
 def test_a_quote_comes_with_the_sentences_it_cannot_be_read_without():

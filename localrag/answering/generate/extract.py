@@ -238,6 +238,24 @@ _INTRODUCING_END = re.compile(r"\b(?:i\.\s?e|e\.\s?g)\.,?\s*$", re.I)
 # code block, or not at all (alone it is a fragment)
 
 
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})[^`]*$")
+
+
+def _fenced_block(lines: list[str], at: int) -> tuple[int, int] | None:
+    """(first, last) content lines of the Markdown fenced block opening at line `at` ("```js"
+    ... "```"), or None when `at` opens none. A fence never closed runs to the end, as in
+    Markdown (a passage that ends inside a block: the chunk was cut there)."""
+    opening = _FENCE.match(lines[at]) if at < len(lines) else None
+    if opening is None:
+        return None
+    mark = opening.group(1)
+    for k in range(at + 1, len(lines)):
+        closing = lines[k].strip()
+        if closing.startswith(mark[0] * len(mark)) and not closing.strip(mark[0]):
+            return at + 1, k - 1
+    return at + 1, len(lines) - 1
+
+
 def code_after(text: str, span: Span) -> Span | None:
     """The code block that the sentence `span` of `text` introduces, or None.
 
@@ -247,7 +265,10 @@ def code_after(text: str, span: Span) -> Span | None:
     prompt, a command with options, symbols where prose has words: noise.is_code). The
     block runs to its first blank line (a listing's "----" delimiters are blank lines once
     cleaned; a blank line inside an indented block is kept when the block goes on after
-    it), and at least half of its lines must be code lines, none a list item of prose.
+    it), and at least half of its lines must be code lines, none a list item of prose. A
+    Markdown fenced block ("```js" ... "```") is taken whole, blank lines and all, without
+    its fence lines (cut at its first blank line, node's "```js\n'use strict';" was quoted
+    as the code of "A test ... could start like this:").
     Its lines are returned dedented, with
     AsciiDoc callouts (`<1>`) removed; start/end are the block's offsets in `text`.
     A block longer than MAX_CODE_LINES is not quoted (that is a listing, not an example)."""
@@ -266,8 +287,21 @@ def code_after(text: str, span: Span) -> Span | None:
         offsets.append(at)
         at += len(line) + 1
     i = 0
-    while i < len(lines) and not any(ch.isalnum() for ch in lines[i]):
+    while i < len(lines) and not any(ch.isalnum() for ch in lines[i]) and not _FENCE.match(lines[i]):
         i += 1                         # blank lines, "+", "::": nothing to read
+    fenced = _fenced_block(lines, i)
+    if fenced is not None:             # a Markdown fence: its lines whole, blank ones too
+        first, last = fenced
+        while first <= last and not lines[first].strip():
+            first += 1
+        while last >= first and not lines[last].strip():
+            last -= 1
+        if last < first or last - first + 1 > MAX_CODE_LINES:
+            return None
+        block = lines[first:last + 1]
+        depth = min(indent_width(x) for x in block if x.strip())
+        return Span(offsets[first], offsets[last] + len(lines[last]),
+                    "\n".join(x.rstrip() for x in dedent_lines(block, depth)))
     body: list[int] = []
     j = i
     while j < len(lines):
