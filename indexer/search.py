@@ -166,6 +166,14 @@ OTHER_LANGUAGE_ALPHA = 0.1   # the cosine's weight for a query in a language the
 # it. Costs one more HNSW query (about a millisecond).
 FEEDBACK_DEPTH = 15
 FEEDBACK_WEIGHT = 1.0
+FEEDBACK_MIN_CHUNKS = 300
+"""Feedback needs an index much larger than what it feeds back: it runs on an index of at
+least 300 chunks (20 x FEEDBACK_DEPTH: the first passages at most 5% of it). The corpora
+it was chosen on hold 271-2,963 chunks; in a folder of eight of git's manual pages (42 chunks) the first 15 are a
+third of the index, their mean is the folder's, and it moved git-revert's page from first
+to second for "undo a pushed commit without rewriting history"
+(tests/test_passage_judge.py). pycode2 (271 chunks), the one bench corpus under it, found
+as many with it at the chosen constants as without (bench/query_feedback.py)."""
 
 
 def feedback_vector(query_vec, top_vectors, weight: float = FEEDBACK_WEIGHT):  # noqa: ANN001, ANN201
@@ -184,9 +192,10 @@ def feedback_dense(vectors: VectorIndex, query_vec, fused: list[tuple[int, float
                    *, feedback_depth: int = FEEDBACK_DEPTH, weight: float = FEEDBACK_WEIGHT
                    ) -> list[tuple[int, float]] | None:
     """The dense side searched again with feedback_vector of the first `feedback_depth`
-    fused passages; None when there is nothing to feed back (no query vector, weight 0, or
-    none of those passages has a vector: a chunk added since the snapshot)."""
-    if query_vec is None or weight <= 0 or feedback_depth <= 0:
+    fused passages; None when there is nothing to feed back (no query vector, weight 0, an
+    index under FEEDBACK_MIN_CHUNKS chunks, or none of those passages has a vector: a chunk
+    added since the snapshot)."""
+    if query_vec is None or weight <= 0 or feedback_depth <= 0 or len(vectors) < FEEDBACK_MIN_CHUNKS:
         return None
     ids = [cid for cid, _ in fused[:feedback_depth]]
     try:

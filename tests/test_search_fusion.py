@@ -147,8 +147,12 @@ class _Vectors:
         import numpy as np
 
         self.ids = list(rows)
+        self.size = 10_000                # the index these few stand for (FEEDBACK_MIN_CHUNKS)
         m = np.array([rows[i] for i in self.ids], dtype=np.float32)
         self.m = m / np.linalg.norm(m, axis=1, keepdims=True)
+
+    def __len__(self) -> int:
+        return self.size
 
     def vectors_of(self, ids):  # noqa: ANN001, ANN201
         if any(i not in self.ids for i in ids):
@@ -184,6 +188,12 @@ def test_feedback_brings_in_what_the_first_passages_are_near():
     # a passage without a vector (added since the snapshot) is left out of the mean
     assert feedback_dense(vectors, q, [(99, 1.0), (1, 0.9), (2, 0.8)], 4, feedback_depth=3) == again
     assert np.array_equal(feedback_vector(q, np.zeros((0, 3)), 1.0), q)
+    # a small index: the first passages would be a large share of it, their mean the
+    # index's own (FEEDBACK_MIN_CHUNKS)
+    vectors.size = search.FEEDBACK_MIN_CHUNKS - 1
+    assert feedback_dense(vectors, q, [(1, 1.0), (2, 0.9)], 4, feedback_depth=2, weight=1.0) is None
+    vectors.size = search.FEEDBACK_MIN_CHUNKS
+    assert feedback_dense(vectors, q, [(1, 1.0), (2, 0.9)], 4, feedback_depth=2, weight=1.0) == again
 
 
 def test_search_feeds_the_first_passages_back_on_a_real_index(tmp_path, make_index, monkeypatch):
