@@ -55,9 +55,13 @@ def round_labels(corpus: str, rnd: str) -> dict[tuple[str, str, str, str], dict]
     return out
 
 
-def earlier_labels(corpus: str) -> dict[tuple[str, str, str, str], dict]:
+def earlier_labels(corpus: str, this_round: str = "") -> dict[tuple[str, str, str, str], dict]:
+    """The labels of every earlier round, newest first; the round being judged
+    (`this_round`, comma-separated names) is left out: its judged file, if one was written
+    before its answers were recorded again, numbers other units."""
     labels: dict[tuple[str, str, str, str], dict] = {}
-    for rnd in EARLIER:
+    skip = set(this_round.split(",")) if this_round else set()
+    for rnd in (r for r in EARLIER if r not in skip):
         for key, v in round_labels(corpus, rnd).items():
             labels.setdefault(key, v)
     return labels
@@ -92,7 +96,7 @@ def list_new(rnd: str, corpora: list[str], out: Path, judged: list[Path] = ()) -
     lines, count = [], 0
     done = new_labels(list(judged))
     for corpus in corpora:
-        labels = earlier_labels(corpus)
+        labels = earlier_labels(corpus, rnd)
         rounds = [load(DATA / f"answers-{corpus}-{r}.jsonl") for r in rnd.split(",")]
         for answers in zip(*rounds):
             a = answers[0]
@@ -129,7 +133,7 @@ def main() -> None:
         return
     new_judges = new_labels([Path(p) for p in args.new])
     for corpus in args.corpora.split(","):
-        labels = earlier_labels(corpus)
+        labels = earlier_labels(corpus, args.round)
         out, carried, fresh, missing = [], 0, 0, 0
         for a in load(DATA / f"answers-{corpus}-{args.round}.jsonl"):
             units = []
