@@ -216,6 +216,10 @@ def test_a_quoted_sentence_brings_the_code_block_it_introduces():
     # a passage that ends inside a fence (its chunk was cut there): the lines it holds
     cut = "Run it like this:\n\n```sh\nmake\n\nmake install\n"
     assert code_after(cut, sentence_spans(cut)[0]).text == "make\n\nmake install"
+    # a fence inside a list item is indented with the item; the block comes dedented
+    item = "* Build it like this:\n\n    ```sh\n    make\n\n    make install\n    ```\n\n* Then run it.\n"
+    lead = next(s for s in sentence_spans(item) if s.text.endswith("like this:"))
+    assert code_after(item, lead).text == "make\n\nmake install"
 
 
 def test_a_quote_comes_with_the_sentences_it_cannot_be_read_without():

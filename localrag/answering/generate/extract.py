@@ -238,7 +238,7 @@ _INTRODUCING_END = re.compile(r"\b(?:i\.\s?e|e\.\s?g)\.,?\s*$", re.I)
 # code block, or not at all (alone it is a fragment)
 
 
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})[^`]*$")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})[^`]*$")   # in a list item it is indented
 
 
 def _fenced_block(lines: list[str], at: int) -> tuple[int, int] | None:
