@@ -29,7 +29,10 @@
    files): search with and without the generated-file rule (bench/doc_site.py);
 11. typeset PDFs (rpdf, held out: the R manuals): search with and without reading the
    layout (bench/pdf_layout.py);
-12. speed against the main the issue was filed on (006a393): answer p50 and fresh-process
+12. the first passages' feedback (search.FEEDBACK_DEPTH / FEEDBACK_WEIGHT) chosen on the
+   ten held-out corpora, each left out (bench/query_feedback.py), and where the questions of
+   the newest judged answer rounds go unanswered (bench/answer_gaps.py);
+13. speed against the main the issue was filed on (006a393): answer p50 and fresh-process
    `localrag search` p50 (default, i.e. with the second stage; without it; with the learned
    ranker), side by side in turns, and the second stage's cost per query in one warm
    process (bench/bench_speed_vs_main.py; --no-speed skips it).
@@ -83,6 +86,9 @@ def main() -> None:
     run("a documentation site indexed whole (flask, held out): its generated files skipped or not", [
         "bench/doc_site.py"])
     run("typeset PDFs (rpdf, held out): their layout read or not", ["bench/pdf_layout.py"])
+    run("the first passages' feedback, chosen on the ten held-out corpora each left out", [
+        "bench/query_feedback.py"])
+    run("where the unanswered questions go (the newest judged rounds)", ["bench/answer_gaps.py"])
     if not args.no_speed:
         run("speed against main 006a393", ["bench/bench_speed_vs_main.py", "--main-ref", "006a393"])
 
