@@ -23,7 +23,7 @@ from localrag.answering.generate import source_code
 from localrag.answering.judge import lexical
 from localrag.answering.judge.noise import is_code, is_continuation, is_markup, noise_kind
 from localrag.answering.judge.scoring import TRUST_ACCURACY, TRUST_AUC
-from localrag.answering.label.units import dedent_lines, indent_width
+from localrag.answering.label.units import closes_fence, dedent_lines, indent_width
 
 Embed = Callable[[list[str]], np.ndarray]
 AnswerProbability = Callable[[str, Sequence[str]], Sequence[float]]
@@ -248,10 +248,8 @@ def _fenced_block(lines: list[str], at: int) -> tuple[int, int] | None:
     opening = _FENCE.match(lines[at]) if at < len(lines) else None
     if opening is None:
         return None
-    mark = opening.group(1)
     for k in range(at + 1, len(lines)):
-        closing = lines[k].strip()
-        if closing.startswith(mark[0] * len(mark)) and not closing.strip(mark[0]):
+        if closes_fence(lines[k], opening.group(1)):
             return at + 1, k - 1
     return at + 1, len(lines) - 1
 

@@ -109,6 +109,13 @@ def _trim_blank(lines: list[str]) -> list[str]:
     return lines
 
 
+def closes_fence(line: str, fence: str) -> bool:
+    """Whether `line` closes a Markdown block opened by `fence` ("```", "~~~~"): the same
+    character, at least as many, nothing else."""
+    stripped = line.strip()
+    return bool(stripped) and set(stripped) == {fence[0]} and len(stripped) >= len(fence)
+
+
 def fenced(code_lines: Sequence[str], lang: str = "", *, closed: bool = True) -> str:
     """A fenced Markdown code block; the fence is longer than any backtick run inside."""
     longest = max((len(m.group(0)) for line in code_lines for m in re.finditer(r"`{3,}", line)),
@@ -137,7 +144,7 @@ def code_body(text: str) -> str:
         return text
     fence = m.group(2)
     body = lines[1:]
-    if body and body[-1].strip().startswith(fence[0] * len(fence)) and not body[-1].strip().strip(fence[0]):
+    if body and closes_fence(body[-1], fence):
         body = body[:-1]
     return "\n".join(body)
 
@@ -240,8 +247,7 @@ class _Parser:
         while self.i < len(self.lines):
             line = self.lines[self.i]
             self.i += 1
-            stripped = line.strip()
-            if stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
+            if closes_fence(line, fence):
                 closed = True
                 break
             body.append(line)
