@@ -173,3 +173,32 @@ def test_a_docstring_field_names_its_description():
                            "This is required if the client is not authenticating."]
     assert subject(text, "The authorization code") == ":param code:"
     assert subject(text, "This is required") == ":param include_client_id:"
+
+
+def test_a_docstring_field_names_the_function_it_is_a_field_of():
+    """":param scope:" alone does not say of which function: a field's subject names the
+    definition whose docstring holds it, when the passage has its def (or class) line, also
+    after a signature wrapped over lines; without that line the field stands alone."""
+    text = ("    def create_code_verifier(self, length):\n"
+            '        """Create PKCE **code_verifier** used in computing **code_challenge**.\n\n'
+            "        :param length: REQUIRED. The length of the code_verifier.\n"
+            '        """\n\n'
+            "    def prepare_refresh_token_request(self, token_url, refresh_token=None,\n"
+            "                                      body='', scope=None, **kwargs):\n"
+            '        """Prepare an access token refresh request.\n\n'
+            "        :param scope: List of scopes to request. Must be equal to\n"
+            "            or a subset of the scopes granted when obtaining the refresh\n"
+            "            token.\n"
+            "        :returns: The prepared request tuple with (url, headers, body).\n"
+            '        """\n\n'
+            "class Client:\n"
+            '    """Base OAuth2 client.\n\n'
+            "    :param client_id: Client identifier given by the OAuth provider upon\n"
+            "        registration.\n"
+            '    """\n')
+    assert subject(text, "The length of the code_verifier") == "create_code_verifier() :param length:"
+    assert subject(text, "Must be equal to") == "prepare_refresh_token_request() :param scope:"
+    assert subject(text, "The prepared request tuple") == "prepare_refresh_token_request() :returns:"
+    assert subject(text, "Client identifier given") == "Client :param client_id:"
+    tail = text[text.index("        :param scope:"):]
+    assert subject(tail, "Must be equal to") == ":param scope:"

@@ -518,8 +518,10 @@ def subject_of(text: str, span: Span) -> Span | None:
     indented description has its term all the same (_description_term)."""
     opening = _paragraph_opening(text, span)
     field = source_code.field_at(text, opening)
-    if field is not None:                # ":param include_client_id:" opens its description
-        return Span(field[0], field[1], text[field[0]:field[1]])
+    if field is not None:                # ":param include_client_id:" opens its description,
+        label = text[field[0]:field[1]]  # of the function whose docstring it is in
+        owner = source_code.definition_above(text, text.rfind("\n", 0, field[0]) + 1)
+        return Span(field[0], field[1], f"{owner} {label}" if owner else label)
     line_start = text.rfind("\n", 0, opening) + 1
     before = text[line_start:opening].strip().lstrip(">").strip()
     if before and source_code.docstring_opening(before) != len(before):

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from localrag.answering.label.units import indent_width
+
 DEF_LINE = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+[A-Za-z_]\w*[ \t]*[(:]")
 """A Python definition's first line: "def is_pkce_required(self, client_id, request):",
 "class TokenEndpoint(BaseEndpoint):". It names what the docstring under it describes: no
@@ -280,6 +282,34 @@ def signature_start(text: str, line_start: int) -> int | None:
             return None
         if DEF_LINE.match(line):
             return prev
+        pos = prev
+    return None
+
+
+_DEF_NAME = re.compile(r"^[ \t]*(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)")
+
+
+def definition_above(text: str, line_start: int) -> str | None:
+    """The name of the function or class whose docstring holds the line at `line_start`,
+    written as a reader refers to it ("create_code_verifier()", "Client"), when its `def`
+    or `class` line is in `text`: the nearest line above indented less than this one, when
+    that line is the definition, or ends its wrapped signature, or opens the docstring at
+    the definition's depth ('    \"\"\"Create PKCE ...' under its def line). A field of a
+    docstring (":param length:", ":returns:") names a part of that definition, which a
+    quote of it must name too: ":param scope:" alone does not say of which function."""
+    end = text.find("\n", line_start)
+    depth = indent_width(text[line_start:end if end >= 0 else len(text)])
+    pos = line_start
+    while pos > 0 and depth > 0:
+        prev = text.rfind("\n", 0, pos - 1) + 1
+        line = text[prev:pos - 1]
+        if line.strip() and indent_width(line) < depth:
+            opens = prev if DEF_LINE.match(line) else (signature_start(text, prev)
+                                                         if signature_tail(line) else None)
+            if opens is None:
+                return None
+            m = _DEF_NAME.match(text[opens:])
+            return None if m is None else m.group(2) + ("()" if m.group(1) == "def" else "")
         pos = prev
     return None
 
