@@ -19,6 +19,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -74,6 +75,70 @@ def add_follows(corpus: str, questions: list[dict]) -> int:
         for run in ex.excerpts(quotes, texts):
             for before, after in zip(run, run[1:]):
                 q["follows"][index[id(after)]] = index[id(before)]
+    return apart
+
+
+_Q_WHERE = re.compile(r"\bwhere\b|\bwhich (?:file|directory|folder|path)\b|\bwhat (?:file|directory|folder|path)\b"
+                      r"|\blocation\b|\bstored?\b|\bkept\b", re.I)
+_Q_HOW = re.compile(r"^\s*how (?:do|can|should|would) (?:i|you|we)\b|\bhow to\b|\bway to\b|\bis there (?:a|an|any) "
+                    r"(?:way|option|setting|knob|command|flag|switch)\b|\bwhat (?:command|option|setting|flag)\b", re.I)
+_Q_WHY = re.compile(r"\bwhy\b|\bwhat(?:'s| is) the (?:point|reason|purpose)\b|\bhow come\b", re.I)
+_Q_AMOUNT = re.compile(r"\bhow (?:many|much|long|big|large|often|fast)\b|\b(?:maximum|minimum|max|min|limit|size|"
+                       r"length|number of|timeout)\b", re.I)
+_Q_DEFAULT = re.compile(r"\bdefaults?\b|\bout of the box\b|\bby itself\b|\bif i (?:don't|do not)\b", re.I)
+_Q_YESNO = re.compile(r"^\s*(?:is|are|does|do|can|could|will|would|should|must|has|have|did)\b", re.I)
+_S_PATH = re.compile(r"(?:^|[\s\"'`(])(?:~?/[\w.-]+/[\w./-]*|[\w-]+\.(?:conf|cfg|ini|toml|ya?ml|json|txt|rc|d)\b|"
+                     r"\$[A-Z_]{3,}\b|%[A-Z_]+%)")
+_S_COMMAND = re.compile(r"(?:^|\s)--?[A-Za-z][\w-]*|`[^`]+`|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w*\b|\w\(\)|"
+                        r"^\s*(?i:use|run|set|add|call|pass|type|enable|disable|specify|install|create|edit|put)\b")
+_S_CAUSE = re.compile(r"\b(?:because|since|so that|in order to|to avoid|to prevent|otherwise|reason|"
+                      r"due to|as a result|this (?:is|means)|which means|ensures?|prevents?)\b", re.I)
+_S_NUMBER = re.compile(r"\b\d+(?:\.\d+)?\b|\b(?:one|two|three|four|five|ten|hundred|thousand)\b", re.I)
+_S_DEFAULT = re.compile(r"\bdefaults?\b|\bby default\b", re.I)
+_S_POLAR = re.compile(r"\b(?:not|never|no|cannot|can't|only|always|must|unless|will|does)\b", re.I)
+SHAPE_FEATURES = ("where_path", "how_command", "why_cause", "amount_number", "default_default",
+                  "yesno_polar", "s_path", "s_command", "s_cause", "s_number", "s_default")
+
+
+def shape_features(question: str, sentence: str, subject: str) -> list[float]:
+    """The question's kind against the sentence's shape: a "where" question and a path in
+    the sentence, a "how do I" and a command, option or name, a "why" and a cause, an
+    amount and a number, "default" and "default", a yes/no question and a polar statement;
+    and the sentence's shapes alone (each 0/1)."""
+    s = f"{subject} {sentence}"
+    sp, sc, sw, sn, sd, so = (bool(r.search(s)) for r in (_S_PATH, _S_COMMAND, _S_CAUSE, _S_NUMBER,
+                                                          _S_DEFAULT, _S_POLAR))
+    q = question
+    return [float(x) for x in (bool(_Q_WHERE.search(q)) and sp, bool(_Q_HOW.search(q)) and sc,
+                               bool(_Q_WHY.search(q)) and sw, bool(_Q_AMOUNT.search(q)) and sn,
+                               bool(_Q_DEFAULT.search(q)) and sd, bool(_Q_YESNO.search(q)) and so,
+                               sp, sc, sw, sn, sd)]
+
+
+def add_shapes(corpus: str, questions: list[dict]) -> int:
+    """Appends SHAPE_FEATURES to each question's rows (matched as add_follows matches);
+    a question whose candidates no longer match gets zeros. Returns how many did."""
+    from localrag.answering.generate import extract as ex
+
+    pool = {r["qid"]: r for r in load_pool(corpus)}
+    apart = 0
+    for q in questions:
+        r = pool[q["qid"]]
+        texts = [p["text"] for p in r["passages"]]
+        cands = ex.candidates_of(r["question"], texts)
+        judged = {(c["passage"] - 1, c["start"]) for c in r["candidates"]}
+        keep = [c for c in cands if (c.passage, c.span.start) in judged]
+        if len(keep) != len(q["labels"]):
+            apart += 1
+            rows = [[0.0] * len(SHAPE_FEATURES) for _ in q["labels"]]
+        else:
+            rows = []
+            for c in keep:
+                sub = ex.subject_of(texts[c.passage], c.span)
+                rows.append(shape_features(r["question"], c.span.text, sub.text if sub else ""))
+        q["x"] = [list(x) + row for x, row in zip(q["x"], rows)]
+        if list(SHAPE_FEATURES) != q["names"][-len(SHAPE_FEATURES):]:
+            q["names"] = list(q["names"]) + list(SHAPE_FEATURES)
     return apart
 
 
@@ -133,6 +198,8 @@ def main() -> None:
     ap.add_argument("--fit-on", default="loo", help="loo, or corpora to fit on (e.g. vim)")
     ap.add_argument("--features", default="", help="a comma list of feature names (default: all)")
     ap.add_argument("--l2", type=float, default=1e-2)
+    ap.add_argument("--shapes", action="store_true",
+                    help="add SHAPE_FEATURES (the question's kind against the sentence's shape; an experiment)")
     ap.add_argument("--choose-rule", action="store_true",
                     help="also choose the role rule on the --fit-on pools (ROLE_GRID, the issue's targets: "
                          "progress to a ✔ share of 0.6 plus progress to 0.75 of the questions answered) and "
@@ -146,6 +213,8 @@ def main() -> None:
     fit_on = [] if args.fit_on == "loo" else args.fit_on.split(",")
     data = {c: pool_features(c, model_dir, emb) for c in dict.fromkeys(measured + fit_on)}
     apart = {c: add_follows(c, qs) for c, qs in data.items()}
+    if args.shapes:
+        print("shapes: questions kept at zeros, " + ", ".join(f"{c} {add_shapes(c, qs)}" for c, qs in data.items()))
     print("✔ units counted as shown: chosen sentences that follow each other in a passage are one "
           "excerpt (extract.excerpts); questions whose cached candidates no longer match, kept apart: "
           + ", ".join(f"{c} {k}" for c, k in apart.items()))
