@@ -202,3 +202,57 @@ def test_a_docstring_field_names_the_function_it_is_a_field_of():
     assert subject(text, "Client identifier given") == "Client :param client_id:"
     tail = text[text.index("        :param scope:"):]
     assert subject(tail, "Must be equal to") == ":param scope:"
+
+
+NUMPYDOC = '''class Signal:
+    def resample(self, x, num,
+                 axis=0):
+        """Resample `x` to `num` samples using Fourier method along the given axis.
+
+        Parameters
+        ----------
+        x : array_like
+            The data to be resampled.
+        num : int
+            The number of samples in the resampled signal. Must be positive.
+        """
+'''
+
+
+def test_a_numpydoc_parameter_is_the_name_of_its_description():
+    """numpydoc's "num : int" was glued onto its description ("num : int The number of
+    samples ...") and the description named by the def line: the term is no part of any
+    sentence, and names its description's sentences, after its function's name."""
+    assert units(NUMPYDOC) == ["Resample `x` to `num` samples using Fourier method along the given axis.",
+                               "The data to be resampled.", "The number of samples in the resampled signal.",
+                               "Must be positive."]
+    assert subject(NUMPYDOC, "The data to be") == "resample() x : array_like"
+    assert subject(NUMPYDOC, "Must be positive") == "resample() num : int"
+
+
+def test_a_docstring_definition_list_term_is_the_name_of_its_definition():
+    """A reStructuredText definition list in a docstring (stop 47, pycode: "authorization_endpoint
+    URL of the authorization server's ..." quoted as one sentence, judged noise): a term that
+    is one name (lower case, with "_", or in bold) names the paragraphs indented under it;
+    a paragraph less indented than its description is not one of them, also when the term
+    lost its indent on a chunk's first line. Prose that wraps with a hanging indent under a
+    capitalised word stays one sentence."""
+    text = ("        authorization_endpoint\n"
+            "           URL of the authorization server's authorization endpoint.  This is\n"
+            "           REQUIRED unless no grant types are supported.\n\n"
+            "        **state**\n"
+            "            The exact value received from the client.\n")
+    assert units(text) == ["URL of the authorization server's authorization endpoint.",
+                           "This is REQUIRED unless no grant types are supported.",
+                           "The exact value received from the client."]
+    assert subject(text, "This is REQUIRED") == "authorization_endpoint"
+    assert subject(text, "The exact value") == "state"
+    chunk = ("expires_in\n"
+             "            RECOMMENDED.  The lifetime in seconds of the access token.\n\n"
+             "    The parameters are included in the entity body of the HTTP response.\n")
+    assert subject(chunk, "The lifetime in seconds") == "expires_in"
+    assert subject(chunk, "The parameters are included") is None
+    prose = ("* Friendly less(1) prompt.\n\n"
+             "Easier\n"
+             "  integration of additional information into the databases in the future.\n")
+    assert "Easier integration of additional information into the databases in the future." in units(prose)

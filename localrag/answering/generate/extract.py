@@ -117,6 +117,7 @@ def _blocks(text: str) -> list[tuple[int, str]]:
         signature = max(signature - 1, source_code.definition_lines(lines, n))
         if line.strip() and ((is_markup(line) and not source_code.FIELD.match(line))
                              or _PROMPT_LINE.match(line) or _term_line(line, nxt)
+                             or source_code.docstring_term(line, nxt, lines[n - 1] if n else "")
                              or (_heading_line(line) and not source_code.is_comment_line(lines, n))
                              or row or _numbered_title(lines, n)
                              or signature > 0 or source_code.is_statement_line(line)):
@@ -437,6 +438,11 @@ def _ends_wrapped_sentence(text: str, line_start: int) -> bool:
     return bool(above) and re.search(r"\w", above) is not None and not re.search(r"[.!?:;]\W{0,3}$", above)
 
 
+def _line_at(text: str, line_start: int) -> str:
+    end = text.find("\n", line_start)
+    return text[line_start:end if end >= 0 else len(text)]
+
+
 def _description_term(text: str, line_start: int) -> tuple[int, int, str] | None:
     """The term line a description is indented under, for any of its paragraphs: the
     nearest line above the one at `line_start` that is indented less, when that line is a
@@ -466,7 +472,13 @@ def _description_term(text: str, line_start: int) -> tuple[int, int, str] | None
                 depth = indent_width(line)   # "Parameters:": the signature it is a field of
                 pos = prev_start
                 continue
-            if (stripped.endswith(":") and not _prose_lead_in(stripped)
+            if ((stripped.endswith(":") and not _prose_lead_in(stripped)
+                 or (source_code.docstring_term(line, _line_at(text, pos),
+                                                _line_at(text, text.rfind("\n", 0, max(prev_start - 1, 0)) + 1)
+                                                if prev_start else "")
+                     # its description's depth, or deeper ("scope" on a chunk's first line,
+                     # its indent lost, names no paragraph shallower than its description)
+                     and indent_width(_line_at(text, pos)) <= depth))
                     and len(stripped) <= MAX_SUBJECT_CHARS and not _NUMBERED_HEADING.match(stripped)
                     and not (prev_start == 0 and siblings)):
                 return prev_start, prev_start + len(line), stripped
@@ -581,6 +593,11 @@ def subject_of(text: str, span: Span) -> Span | None:
     if not _subject_words(names) or _names_itself(names, span.text):
         return None                      # the sentence names its subject itself
     lead = len(text[start:end]) - len(text[start:end].lstrip())
+    if source_code.TYPED_TERM.match(first):   # a numpydoc parameter: of which function
+        owner = source_code.definition_above(text, start)
+        first = f"{owner} {first}" if owner else first
+    elif source_code.BARE_TERM.match(first):
+        first = source_code.term_name(first)
     return Span(start + lead, end, first)
 
 

@@ -286,6 +286,41 @@ def signature_start(text: str, line_start: int) -> int | None:
     return None
 
 
+_NAME = r"\*{0,2}[A-Za-z_][\w.]*\*{0,2}"
+TYPED_TERM = re.compile(rf"^[ \t]*{_NAME}(?:[ \t]*,[ \t]*{_NAME})*[ \t]+:[ \t]*[^\s:][^:]{{0,60}}$")
+"""A numpydoc entry's term: "x : array_like", "axis : int, optional", "*args : tuple": the
+name of a parameter (or a returned value, an attribute) and its type, its description
+indented under it."""
+BARE_TERM = re.compile(r"^[ \t]*(?:\*\*[A-Za-z_][\w.\-]*\*\*|[A-Za-z_]\w*[_.\-][\w.\-]*|[a-z]+)[ \t]*$")
+"""A definition list's term in reStructuredText that is one name: in lower case ("scope"),
+with "_", "." or "-" in it ("authorization_endpoint"), or set in bold ("**state**"); its
+definition indented under it. A capitalised word alone on a line is prose that wraps
+with a hanging indent ("Easier" over "  integration of additional information ...")."""
+_UNDERLINE = re.compile(r"^[ \t]*([-=~^\"'`#*+])\1{2,}[ \t]*$")
+
+
+def docstring_term(line: str, next_line: str, above: str) -> bool:
+    """The line is the term of a definition its next line is indented under, in the shapes
+    docstrings write one: numpydoc's "num : int" (TYPED_TERM), or a name alone (BARE_TERM)
+    that opens its paragraph (`above`, the line before it, is blank, a section's underline
+    or the end of a sentence: the last word of a wrapped sentence stays in its sentence).
+    Read as text, the term was glued onto the first sentence of its description ("x :
+    array_like The data to be resampled.", "authorization_endpoint URL of the authorization
+    server's ..."; stop 47): it is the name those sentences describe (extract.subject_of)."""
+    if len(line) > MAX_CODE_LINE or not next_line.strip() or indent_width(next_line) <= indent_width(line):
+        return False
+    if TYPED_TERM.match(line):
+        return True
+    opens = not above.strip() or bool(_UNDERLINE.match(above)) or bool(re.search(r"[.:!?][\"')\]*[ \t]*$", above))
+    return opens and bool(BARE_TERM.match(line))
+
+
+def term_name(line: str) -> str:
+    """A docstring term as a name is shown: "**state**" without its bold marks."""
+    s = line.strip()
+    return s[2:-2] if len(s) > 4 and s.startswith("**") and s.endswith("**") else s
+
+
 _DEF_NAME = re.compile(r"^[ \t]*(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)")
 
 
