@@ -35,7 +35,7 @@ _COMMENT = re.compile(r"^([ \t]*)#(?=[ \t]|$)")
 
 _CODE_MARK = r"[(\[=<>!._\"']"
 _CONTROL_HEAD = (rf"(?:(?:el)?if[ \t]+[^:]*{_CODE_MARK}[^:]*|(?:el)?if[ \t]+(?:not[ \t]+)?[A-Za-z_][\w.]*"
-                 r"|else|try|finally|except(?:[ \t]+[A-Z(][\w.]*[^:]*)?)[ \t]*:")
+                 r"|else|try|finally|except(?:[ \t]+(?:[A-Z(]|[a-z_]\w*\.)[\w.]*[^:]*|[ \t]+[a-z_][\w.]*[ \t]+as[ \t]+\w+)?)[ \t]*:")
 """A control statement's head ("elif is_issuer:", "if request.code_verifier is None:", "else:")."""
 _STATEMENT = re.compile(
     r"^[ \t]*(?:"
