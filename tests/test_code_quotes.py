@@ -250,6 +250,11 @@ def test_a_docstring_definition_list_term_is_the_name_of_its_definition():
                            "The exact value received from the client."]
     assert subject(text, "This is REQUIRED") == "authorization_endpoint"
     assert subject(text, "The exact value") == "state"
+    # a term of one common word is shown although the sentence says the word: "the scope
+    # requested" does not tell a reader that this is the description of `scope`
+    scope = ("        scope\n"
+             "            OPTIONAL, if identical to the scope requested by the client.\n")
+    assert subject(scope, "OPTIONAL, if identical") == "scope"
     chunk = ("expires_in\n"
              "            RECOMMENDED.  The lifetime in seconds of the access token.\n\n"
              "    The parameters are included in the entity body of the HTTP response.\n")

@@ -590,8 +590,13 @@ def subject_of(text: str, span: Span) -> Span | None:
     if _sibling_item(text, start, span):
         return None                      # the item before in the same list, not a name
     names = " ".join(x[2] for x in lines)
-    if not _subject_words(names) or _names_itself(names, span.text):
-        return None                      # the sentence names its subject itself
+    one_word = (len(lines) == 1 and re.fullmatch(r"(?:\*\*)?[a-z]+(?:\*\*)?", first) is not None
+                and indent_width(_line_at(text, end + 1)) > indent_width(_line_at(text, start)))
+    if not _subject_words(names) or (_names_itself(names, span.text) and not one_word):
+        return None                      # the sentence names its subject itself (a term of
+        #                                  one common word, "scope" over "OPTIONAL, if identical
+        #                                  to the scope requested ...", is shown all the same:
+        #                                  the word in a sentence does not say it is the term)
     lead = len(text[start:end]) - len(text[start:end].lstrip())
     if source_code.TYPED_TERM.match(first):   # a numpydoc parameter: of which function
         owner = source_code.definition_above(text, start)
