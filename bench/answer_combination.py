@@ -38,6 +38,7 @@ MEASURED = ("postgres", "debref", "zsh")
 ROLE_GRID = tuple((round(f, 3), r, k) for f in np.arange(0.0, 0.81, 0.025)
                   for r in (0.3, 0.5, 0.7, 0.9, 1.0) for k in (1, 2, 4))
 CHOSEN_RULE = (0.2, 0.5, 4)    # replaced by the one chosen with --choose-rule
+RULES_KEY = ""                  # --rules-key: the features cached under an earlier version of the rules
 
 
 def product(questions: list[dict], names: list[str]) -> list[tuple[list[int], list[float]]]:
@@ -127,7 +128,7 @@ def pool_features(corpus: str, model_dirs: list[Path], emb) -> list[dict]:  # no
     from indexer.relevance_model import RelevanceModel
     from localrag.answering.generate import extract as ex
 
-    cache = HERE / "out" / "pools" / f"feats-{corpus}-{model_key(model_dirs)}-{rules_key()}.json"
+    cache = HERE / "out" / "pools" / f"feats-{corpus}-{model_key(model_dirs)}-{RULES_KEY or rules_key()}.json"
     if cache.exists():
         return json.loads(cache.read_text())
     rms = [RelevanceModel(d) for d in model_dirs]
@@ -163,6 +164,10 @@ def main() -> None:
     ap.add_argument("--fit-on", default="loo", help="loo, or corpora to fit on (e.g. vim)")
     ap.add_argument("--features", default="", help="a comma list of feature names (default: all)")
     ap.add_argument("--l2", type=float, default=1e-2)
+    ap.add_argument("--rules-key", default="",
+                    help="use the features cached under this key of extract.py's rules (an experiment "
+                         "on an earlier version of the candidate rules; the figures of the shipped constants "
+                         "come from the current one)")
     ap.add_argument("--shapes", action="store_true",
                     help="add SHAPE_FEATURES (the question's kind against the sentence's shape; an experiment)")
     ap.add_argument("--choose-rule", action="store_true",
@@ -170,6 +175,7 @@ def main() -> None:
                          "progress to a ✔ share of 0.6 plus progress to 0.75 of the questions answered) and "
                          "print the constants for extract.py")
     args = ap.parse_args()
+    globals()["RULES_KEY"] = args.rules_key
     from indexer.embedder import Embedder
 
     emb = Embedder()
