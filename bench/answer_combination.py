@@ -32,7 +32,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from pool_quality import RULES, evaluate, fit_logistic, logit, show  # noqa: E402
 from sentence_pools import labels_of, load_pool  # noqa: E402
 
-from localrag.answering.generate.answer_shape import SHAPE_FEATURES, shape_features  # noqa: E402
+from answer_shape import SHAPE_FEATURES, shape_features  # noqa: E402
 
 MEASURED = ("postgres", "debref", "zsh")
 ROLE_GRID = tuple((round(f, 3), r, k) for f in np.arange(0.0, 0.81, 0.025)
