@@ -27,6 +27,11 @@ class Passage:
     char_start: int           # offsets into the file's extracted text
     char_end: int
     score: float              # fused retrieval score (higher is better)
+    before: str = field(default="", compare=False, repr=False)
+    # the file's stored text right before the passage (Assistant: its neighbour chunks),
+    # where the passage continues something it does not hold: a docstring whose def line
+    # is in the chunk before it (extract.subject_of names a parameter's function from it).
+    # Not part of `to_json`.
 
     def to_json(self) -> dict[str, Any]:
         """The documented `localrag search --json` object: exactly these seven keys."""

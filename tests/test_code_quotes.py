@@ -264,3 +264,54 @@ def test_a_docstring_definition_list_term_is_the_name_of_its_definition():
              "Easier\n"
              "  integration of additional information into the databases in the future.\n")
     assert "Easier integration of additional information into the databases in the future." in units(prose)
+
+
+def _long_docstring_module() -> str:
+    """A client module whose method's docstring is long enough that its fields fall in a
+    later chunk than its def line (as in python3-oauthlib's clients/base.py)."""
+    prose = " ".join(f"Paragraph {n} of the dance: the client exchanges its grant for tokens and the "
+                     f"server checks each one against the registered client before it answers."
+                     for n in range(14))
+    return ("class Client:\n\n"
+            "    def prepare_refresh_token_request(self, token_url, refresh_token=None,\n"
+            "                                      body='', scope=None, **kwargs):\n"
+            '        """Prepare an access token refresh request.\n\n'
+            + "\n".join("        " + prose[i:i + 70] for i in range(0, len(prose), 70)) + "\n\n"
+            "        :param token_url: Provider token refresh endpoint URL.\n"
+            "        :param scope: List of scopes to request. Must be equal to\n"
+            "            or a subset of the scopes granted when obtaining the refresh\n"
+            "            token.\n"
+            '        """\n'
+            "        return token_url, scope\n")
+
+
+def test_a_parameter_whose_def_line_is_in_the_chunk_before_is_named_after_its_function(tmp_path, embedder):
+    """The answer path reads the stored text right before each passage (Passage.before,
+    Assistant._retrieve over the real index): a ":param scope:" field in a chunk that
+    starts inside a docstring is named after the function whose def line the chunk before
+    holds, in the quote and in what the relevance model reads."""
+    from localrag.assistant import Assistant
+    from localrag.paths import Paths
+    from localrag.settings import Settings
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "client.py").write_text(_long_docstring_module(), encoding="utf-8")
+    question = "which scopes may a refresh token request ask for?"
+    with Assistant(paths=Paths.resolve(tmp_path / "data"), settings=Settings(), embedder=embedder) as a:
+        a.add_root(src)
+        a.update_index()
+        passages = a._retrieve(question, 5)
+        assert all(p.before == "" for p in a.search(question, k=5))     # search: as before
+    field = next(p for p in passages if ":param scope:" in p.text)
+    assert "def prepare_refresh_token_request" not in field.text      # the premise
+    assert "def prepare_refresh_token_request" in field.before
+    span = next(s for s in ex.candidate_units(field.text) if s.text.startswith("Must be equal to"))
+    assert ex.subject_of(field.text, span) is not None and \
+        ex.subject_of(field.text, span).text == ":param scope:"
+    assert ex.subject_of(field.text, span, field.before).text == "prepare_refresh_token_request() :param scope:"
+    assert "prepare_refresh_token_request() :param scope:" in ex.answer_text(field.text, span, "", field.before)
+    quotes = ex.choose_quotes(question, [field.text], embedder.encode, max_quotes=8,
+                              leads=[field.before]).quotes
+    named = [q.subject.text for q in quotes if q.subject is not None and ":param scope:" in q.subject.text]
+    assert named and set(named) == {"prepare_refresh_token_request() :param scope:"}

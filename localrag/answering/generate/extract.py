@@ -513,7 +513,18 @@ _FORM_MARK = re.compile(r"\w[:=]\w")
 "bg=colour"), not a name in words."""
 
 
-def subject_of(text: str, span: Span) -> Span | None:
+def _owner(text: str, line_start: int, lead: str) -> str | None:
+    """The function or class whose docstring holds the line at `line_start` of `text`
+    (source_code.definition_above), or, when the passage opens inside a docstring whose
+    def line is in `lead` (the file's text right before the passage) and no docstring
+    quote closes it before that line, the one `lead` leaves open."""
+    owner = source_code.definition_above(text, line_start)
+    if owner is None and lead and not source_code.TRIPLE.search(text, 0, line_start):
+        owner = source_code.docstring_owner(lead)
+    return owner
+
+
+def subject_of(text: str, span: Span, lead: str = "") -> Span | None:
     """The line naming what the sentence `span` describes, when the sentence does not name
     it: an option or signature term line ("--force-with-lease=<refname>:", "max_wal_senders
     ( integer )", "getrecursionlimit()", an HTML definition term, which the parser ends
@@ -527,12 +538,15 @@ def subject_of(text: str, span: Span) -> Span | None:
     or signature (_IDENTIFIER) or is a term line ending in ":", and the sentence does not
     name it itself (_names_itself). Of several term lines in a row (git's
     "--[no-]force-with-lease:" and its variants), the first. A paragraph further down an
-    indented description has its term all the same (_description_term)."""
+    indented description has its term all the same (_description_term). A docstring's
+    parameter (a ":param x:" field, numpydoc's "x : int") is named after its function
+    (_owner), looked up in `lead`, the file's text right before the passage, when the
+    passage opens inside that docstring."""
     opening = _paragraph_opening(text, span)
     field = source_code.field_at(text, opening)
     if field is not None:                # ":param include_client_id:" opens its description,
         label = text[field[0]:field[1]]  # of the function whose docstring it is in
-        owner = source_code.definition_above(text, text.rfind("\n", 0, field[0]) + 1)
+        owner = _owner(text, text.rfind("\n", 0, field[0]) + 1, lead)
         return Span(field[0], field[1], f"{owner} {label}" if owner else label)
     line_start = text.rfind("\n", 0, opening) + 1
     before = text[line_start:opening].strip().lstrip(">").strip()
@@ -599,7 +613,7 @@ def subject_of(text: str, span: Span) -> Span | None:
         #                                  the word in a sentence does not say it is the term)
     lead = len(text[start:end]) - len(text[start:end].lstrip())
     if source_code.TYPED_TERM.match(first):   # a numpydoc parameter: of which function
-        owner = source_code.definition_above(text, start)
+        owner = _owner(text, start, lead)
         first = f"{owner} {first}" if owner else first
     elif source_code.BARE_TERM.match(first):
         first = source_code.term_name(first)
@@ -1060,7 +1074,8 @@ def choose_quotes(question: str, passages: Sequence[str], embed: Embed, *,
                   split: Callable[[str], list[Span]] = sentence_spans,
                   answers: AnswerProbability | None = None,
                   titles: Sequence[str] | None = None,
-                  lexical_weight: float = 0.0) -> QuoteChoice:
+                  lexical_weight: float = 0.0,
+                  leads: Sequence[str] | None = None) -> QuoteChoice:
     """The best `max_quotes` sentences of `passages` for `question`, best first, each
     with the code block it introduces (code_after) and the sentences it cannot be read
     without (reading_context: Quote.context "before" / "after", around it in file order).
@@ -1077,7 +1092,9 @@ def choose_quotes(question: str, passages: Sequence[str], embed: Embed, *,
     each passage's best. On that path `min_score` applies to the scorer's probability,
     before the combination, and `relative` to the combined one at its default
     (RELATIVE_CUT). Without `answers`, `lexical_weight` mixes the scorer's probability with
-    lexical_shares (UNREAD_LEXICAL_WEIGHT: a question the relevance model does not read)."""
+    lexical_shares (UNREAD_LEXICAL_WEIGHT: a question the relevance model does not read).
+    `leads`: per passage, the file's text right before it (Passage.before), where a
+    subject's owner is looked up (subject_of)."""
     unread: list[float | None] = [None] * len(passages)
     candidates = candidates_of(question, passages, relevance=relevance, split=split)
     if not candidates:
@@ -1088,21 +1105,23 @@ def choose_quotes(question: str, passages: Sequence[str], embed: Embed, *,
             probs = [(1 - lexical_weight) * p + lexical_weight * x
                      for p, x in zip(probs, lexical_shares(question, candidates))]
         return QuoteChoice(pick_quotes(question, passages, candidates, probs, max_quotes=max_quotes,
-                                       min_score=min_score, relative=relative, split=split), unread)
+                                       min_score=min_score, relative=relative, split=split,
+                                       leads=leads), unread)
     pool = sorted(range(len(candidates)), key=lambda k: (-probs[k], k))[:RELEVANCE_POOL]
     pool = [k for k in pool if probs[k] >= min_score]
     texts = [answer_text(passages[candidates[k].passage], candidates[k].span,
-                         titles[candidates[k].passage] if titles else "") for k in pool]
+                         titles[candidates[k].passage] if titles else "",
+                         leads[candidates[k].passage] if leads else "") for k in pool]
     model = [float(x) for x in answers(question, texts)] if texts else []
     said = answer_probabilities(question, passages, titles, [candidates[k] for k in pool],
-                                [feats[k] for k in pool], [probs[k] for k in pool], model)
+                                [feats[k] for k in pool], [probs[k] for k in pool], model, leads=leads)
     best = list(unread)
     for k, p in zip(pool, said):
         i = candidates[k].passage
         best[i] = p if best[i] is None else max(best[i], p)
     # the pool (in the scorer's order, which breaks ties) ordered by the combination
     chosen = pick_quotes(question, passages, [candidates[k] for k in pool], said,
-                         max_quotes=max_quotes, split=split)
+                         max_quotes=max_quotes, split=split, leads=leads)
     return QuoteChoice([replace(q, answers=q.score) for q in chosen], best)
 
 
@@ -1143,7 +1162,8 @@ def answer_probability(features: dict[str, float]) -> float:
 
 def answer_probabilities(question: str, passages: Sequence[str], titles: Sequence[str] | None,
                          candidates: Sequence[Candidate], scorer_features: Sequence[dict[str, float]],
-                         scorer_probs: Sequence[float], model_probs: Sequence[float]) -> list[float]:
+                         scorer_probs: Sequence[float], model_probs: Sequence[float], *,
+                         leads: Sequence[str] | None = None) -> list[float]:
     """Per candidate, the probability that it answers the question (answer_probability of
     its answer_features), the candidates read together: several signals are relative to
     the best of them. `model_probs`: the relevance model's probability of each."""
@@ -1151,14 +1171,14 @@ def answer_probabilities(question: str, passages: Sequence[str], titles: Sequenc
         return []
     logits = [_logit(p, 1e-9) for p in model_probs]   # the model's own logits (-14 to 5 in practice)
     rows = answer_features(question, passages, titles or [""] * len(passages), candidates,
-                           scorer_features, scorer_probs, logits)
+                           scorer_features, scorer_probs, logits, leads=leads)
     return [answer_probability(r) for r in rows]
 
 
 def answer_features(question: str, passages: Sequence[str], titles: Sequence[str],
                     candidates: Sequence[Candidate], scorer_features: Sequence[dict[str, float]],
-                    scorer_probs: Sequence[float], model_logits: Sequence[float]
-                    ) -> list[dict[str, float]]:
+                    scorer_probs: Sequence[float], model_logits: Sequence[float], *,
+                    leads: Sequence[str] | None = None) -> list[dict[str, float]]:
     """Named signals of each candidate for ANSWER_COMBINATION: the relevance model's logit
     and its gap to the question's best, the same for the quote scorer, what the sentence's
     term or signature line and its passage's title hold of the question's terms, and the
@@ -1167,7 +1187,8 @@ def answer_features(question: str, passages: Sequence[str], titles: Sequence[str
     scorer = [_logit(p) for p in scorer_probs]
     top_m = max(model, default=0.0)
     top_s = max(scorer, default=0.0)
-    subjects = [subject_of(passages[c.passage], c.span) for c in candidates]
+    subjects = [subject_of(passages[c.passage], c.span, leads[c.passage] if leads else "")
+                for c in candidates]
     subject_texts = [s.text if s is not None else "" for s in subjects]
     named = term_cover(question, [f"{subject_texts[k]} {titles[c.passage] if titles else ''}"
                                   for k, c in enumerate(candidates)])
@@ -1187,19 +1208,20 @@ def answer_features(question: str, passages: Sequence[str], titles: Sequence[str
     return out
 
 
-def answer_text(passage: str, span: Span, title: str = "") -> str:
+def answer_text(passage: str, span: Span, title: str = "", lead: str = "") -> str:
     """What the relevance model reads of a passage sentence: the passage's title, the
     term or signature line the sentence describes (subject_of), the sentence."""
     from indexer.relevance_model import unit_text
 
-    subject = subject_of(passage, span)
+    subject = subject_of(passage, span, lead)
     return unit_text(title, subject.text if subject else "", span.text)
 
 
 def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Candidate],
                 probs: Sequence[float], *, max_quotes: int = 4, min_score: float = 0.0,
                 relative: float = RELATIVE_CUT,
-                split: Callable[[str], list[Span]] = sentence_spans) -> list[Quote]:
+                split: Callable[[str], list[Span]] = sentence_spans,
+                leads: Sequence[str] | None = None) -> list[Quote]:
     """select_quotes' choice once the candidates are scored (the fitting script measures
     exactly this): the best `max_quotes`, each with its block and reading context."""
     if not candidates:
@@ -1212,6 +1234,10 @@ def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Can
             break
         chosen.append(k)
     taken = {(candidates[k].passage, candidates[k].span.start) for k in chosen}
+
+    def lead(i: int) -> str:
+        return leads[i] if leads else ""
+
     units: dict[int, list[Span]] = {}
     quotes: list[Quote] = []
     last_subject: tuple[int, int] | None = None   # the subject of the quote before
@@ -1223,11 +1249,11 @@ def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Can
         before, after = reading_context(text, units[c.passage], c.span)
         if before is not None and (c.passage, before.start) not in taken:
             taken.add((c.passage, before.start))
-            subject, last_subject = _named_once(text, c.passage, before, last_subject)
+            subject, last_subject = _named_once(text, c.passage, before, last_subject, lead(c.passage))
             quotes.append(Quote(c.passage, before, probs[k], context="before", subject=subject))
             subject = None           # the sentence before it, which opens the group, names it
         else:
-            subject, last_subject = _named_once(text, c.passage, c.span, last_subject)
+            subject, last_subject = _named_once(text, c.passage, c.span, last_subject, lead(c.passage))
         quotes.append(Quote(c.passage, c.span, probs[k], code_after(text, c.span),
                             subject=subject))
         if after is not None and (c.passage, after.start) not in taken:
@@ -1236,12 +1262,12 @@ def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Can
     return quotes
 
 
-def _named_once(text: str, passage: int, span: Span, last: tuple[int, int] | None
+def _named_once(text: str, passage: int, span: Span, last: tuple[int, int] | None, lead: str = ""
                 ) -> tuple[Span | None, tuple[int, int] | None]:
     """The subject to show above the quote `span` (subject_of), unless the quote shown just
     before it had the same one (the next sentence of one description: named once), and
     the key (passage, subject's offset) to compare the next quote with."""
-    subject = subject_of(text, span)
+    subject = subject_of(text, span, lead)
     key = (passage, subject.start) if subject is not None else None
     return (None if key is not None and key == last else subject), key
 

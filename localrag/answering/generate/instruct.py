@@ -405,7 +405,8 @@ class _Run:
         if self._unread:      # quotes by the scorer and the question's terms, none an answer
             choice = choose_quotes(self.question, texts, embed, max_quotes=self.e.max_quotes,
                                    min_score=self.e.quote_min_score,
-                                   lexical_weight=UNREAD_LEXICAL_WEIGHT)
+                                   lexical_weight=UNREAD_LEXICAL_WEIGHT,
+                                   leads=[passages[i].before for i in chosen])
             found = [replace(q, passage=chosen[q.passage]) for q in choice.quotes]
             self._answering = {id(q): False for q in found}
             return found
@@ -413,12 +414,14 @@ class _Run:
             choice = choose_quotes(self.question, texts, embed, max_quotes=self.e.max_quotes,
                                    min_score=self.e.quote_min_score,
                                    answers=self._answers if self.e.answers is not None else None,
-                                   titles=[passages[i].title for i in chosen])
+                                   titles=[passages[i].title for i in chosen],
+                                   leads=[passages[i].before for i in chosen])
         except RelevanceModelMissing as e:     # a broken install: the scorer's roles
             self._note(f"{e}; quotes were chosen without it")
             self._no_model = True
             choice = choose_quotes(self.question, texts, embed, max_quotes=self.e.max_quotes,
-                                   min_score=self.e.quote_min_score)
+                                   min_score=self.e.quote_min_score,
+                                   leads=[passages[i].before for i in chosen])
         for i, p in zip(chosen, choice.passage_answers):
             self._passage_answers[i] = p
         found = [replace(q, passage=chosen[q.passage]) for q in choice.quotes]

@@ -321,6 +321,34 @@ def term_name(line: str) -> str:
     return s[2:-2] if len(s) > 4 and s.startswith("**") and s.endswith("**") else s
 
 
+TRIPLE = re.compile(r"\"\"\"|\'\'\'")
+
+
+def docstring_owner(lead: str) -> str | None:
+    """The name of the function or class whose docstring is still open at the end of
+    `lead` (the text right before a passage that starts inside that docstring): the last
+    triple quote of `lead` opens a line ('    \"\"\"Prepare an access token request.'),
+    does not close on it, and the line right above it is the definition or the end of its
+    wrapped signature."""
+    quotes = list(TRIPLE.finditer(lead))
+    if not quotes:
+        return None
+    q = quotes[-1]
+    line_start = lead.rfind("\n", 0, q.start()) + 1
+    if not re.fullmatch(r"[ \t]*[rRuUbB]{0,2}", lead[line_start:q.start()]):
+        return None                      # a string inside a line of code
+    end = lead.find("\n", q.end())
+    if TRIPLE.search(lead[q.end():end if end >= 0 else len(lead)]):
+        return None                      # a one-line docstring, closed
+    if line_start == 0:
+        return None
+    above_start = lead.rfind("\n", 0, line_start - 1) + 1
+    above = lead[above_start:line_start - 1]
+    if not (DEF_LINE.match(above) or signature_tail(above)):
+        return None                      # a closing quote: the line above is the docstring's
+    return definition_above(lead, line_start)
+
+
 _DEF_NAME = re.compile(r"^[ \t]*(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)")
 
 
