@@ -231,6 +231,14 @@ def test_a_numpydoc_parameter_is_the_name_of_its_description():
                                "Must be positive."]
     assert subject(NUMPYDOC, "The data to be") == "resample() x : array_like"
     assert subject(NUMPYDOC, "Must be positive") == "resample() num : int"
+    # a chunk that opens inside the docstring: its function from the text before the chunk
+    cut = NUMPYDOC.index("        Parameters")
+    lead, rest = NUMPYDOC[:cut], NUMPYDOC[cut:]
+    span = next(s for s in ex.candidate_units(rest) if s.text.startswith("Must be positive"))
+    assert ex.subject_of(rest, span).text == "num : int"
+    assert ex.subject_of(rest, span, lead).text == "resample() num : int"
+    closed = lead + '"""\n        return x\n\n'       # a docstring closed before: no owner
+    assert ex.subject_of(rest, span, closed).text == "num : int"
 
 
 def test_a_docstring_definition_list_term_is_the_name_of_its_definition():

@@ -611,13 +611,13 @@ def subject_of(text: str, span: Span, lead: str = "") -> Span | None:
         #                                  one common word, "scope" over "OPTIONAL, if identical
         #                                  to the scope requested ...", is shown all the same:
         #                                  the word in a sentence does not say it is the term)
-    lead = len(text[start:end]) - len(text[start:end].lstrip())
+    indent = len(text[start:end]) - len(text[start:end].lstrip())
     if source_code.TYPED_TERM.match(first):   # a numpydoc parameter: of which function
         owner = _owner(text, start, lead)
         first = f"{owner} {first}" if owner else first
     elif source_code.BARE_TERM.match(first):
         first = source_code.term_name(first)
-    return Span(start + lead, end, first)
+    return Span(start + indent, end, first)
 
 
 _BACK_REFERENCE = re.compile(
