@@ -1,0 +1,88 @@
+"""Issue 17, a lead for code search (stop 47): what a code chunk's vector should be made of.
+Prints figures, asserts nothing.
+
+    python bench/code_prose_embedding.py [--corpora pycode,pycode2]
+
+A source file's chunk is embedded today as its title and its text, code and all
+(chunker.embedding_text). A question in a person's words meets the docstrings, comments
+and names of that code, not its statements. Over the bench index of each corpus (python
+bench/bench_retrieval.py --corpora C --build-only), this embeds every chunk four ways with
+the shipped embedder and ranks the chunks by cosine alone (the dense side of search, no
+BM25, no second stage) for each natural question, counting the answering chunk (its file,
+holding the key phrase) in the top 5:
+
+- raw: the title and the text, as indexed;
+- prose: the title, the names of the def and class lines, and the chunk's sentences as the
+  answer path reads them (extract.sentence_spans: docstrings and comments without their
+  marks, no statements of code);
+- mean: the mean of the two cosines (two vectors a chunk); their normalised sum as one
+  vector: "one vector";
+- prose first: the prose, then the text (one embedding; the embedder's window cuts the
+  text where it overflows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import sys
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+import numpy as np  # noqa: E402
+
+from retrieval_data import corpus, norm, questions  # noqa: E402
+
+
+def main() -> None:
+    from bench_relevance import index_dir
+
+    from indexer.chunker import embedding_text
+    from indexer.embedder import Embedder
+    from localrag.answering.generate import extract as ex
+    from localrag.answering.generate.source_code import DEF_LINE
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpora", default="pycode,pycode2")
+    args = ap.parse_args()
+    emb = Embedder()
+
+    def unit(m: np.ndarray) -> np.ndarray:
+        return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+    def prose(title: str, text: str) -> str:
+        names = [m.group(0).strip() for line in text.split("\n") for m in [DEF_LINE.match(line)] if m]
+        return embedding_text(title, " ".join(names + [s.text for s in ex.sentence_spans(text)]) or text)
+
+    for name in args.corpora.split(","):
+        con = sqlite3.connect(str(index_dir(name) / "index" / "index.db"))
+        rows = con.execute("select c.id, f.path, c.title, c.text from chunks c join files f on f.id = c.file_id").fetchall()
+        roots = [r[0] for r in con.execute("select path from roots")]
+        con.close()
+
+        def rel(path: str) -> str:
+            root = next((r for r in roots if path.startswith(r)), None)
+            return os.path.relpath(path, root) if root else path
+
+        raw = unit(emb.encode([embedding_text(t, x) for _, _, t, x in rows]))
+        pro = unit(emb.encode([prose(t, x) for _, _, t, x in rows]))
+        first = unit(emb.encode([prose(t, x) + "\n" + x for _, _, t, x in rows]))
+        qs = questions(corpus(name), "natural")
+        qv = unit(emb.encode([q.question for q in qs]))
+        found = {}
+        for label, m in (("raw", raw), ("prose", pro), ("mean", (raw + pro) / 2), ("one vector", unit(raw + pro)),
+                         ("prose first", first)):
+            found[label] = sum(
+                any(rel(rows[i][1]) == q.file and norm(q.key_phrase) in norm(rows[i][3])
+                    for i in np.argsort(-(m @ v))[:5]) for q, v in zip(qs, qv))
+        print(f"{name}: {len(rows)} chunks, {len(qs)} natural questions; dense recall@5 "
+              + ", ".join(f"{k} {v}/{len(qs)}" for k, v in found.items()), flush=True)
+
+
+if __name__ == "__main__":
+    main()
