@@ -236,6 +236,27 @@ def test_markdown_markup_is_no_part_of_a_quote():
     assert extract.subject_of(guide, spans[0]) is None
 
 
+def test_a_blockquote_over_several_lines_is_quoted_without_its_marks():
+    """A sentence wrapped inside a Markdown blockquote kept the ">" of its second line
+    ("... with the label > dont-land-on-vX.x before ...", mdnotes2, stop 47), and a GitHub
+    alert's "[!NOTE]" (or an emoji's ":warning:") opened the quote. Their marks are blanked;
+    the offsets stay the file's. Code at an R console's ">" prompt stays as it was."""
+    notes = ("Intro.\n\n> Make sure to check that there are no PRs with the label\n"
+             "> dont-land-on-vX.x before you cut the release.\n\n"
+             "> [!NOTE]\n> These APIs are not bound by semantic versioning rules.\n\n"
+             "> :warning: Do not modify any source code in deps/icu-small !\n"
+             "> See the section below about floating patches.\n")
+    spans = candidate_units(notes)
+    assert [s.text for s in spans] == [
+        "Make sure to check that there are no PRs with the label dont-land-on-vX.x before you cut the release.",
+        "These APIs are not bound by semantic versioning rules.",
+        "Do not modify any source code in deps/icu-small !",
+        "See the section below about floating patches."]
+    assert [notes[s.start:s.start + 9] for s in spans] == ["Make sure", "These API", "Do not mo", "See the s"]
+    session = "> x <- 1 # This is a comment...\n> y <- 2\n"
+    assert not any(s.text.startswith("x <- 1 # This is a comment... y") for s in candidate_units(session))
+
+
 def test_a_programs_log_lines_are_never_quoted():
     log = ("The tool prints what it could not do:\n\n"
            "--28993-- WARNING: unhandled syscall: 435\n"

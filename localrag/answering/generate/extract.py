@@ -137,7 +137,7 @@ def sentence_spans(text: str) -> list[Span]:
     out: list[Span] = []
     for base, block in ((b + k, piece) for b, whole in _blocks(text)
                         for k, piece in source_code.comment_runs(whole)):
-        for s in _sentences(block):
+        for s in _sentences(_blank_quote_marks(block)):
             at = base + s.start
             quoted = _BLOCKQUOTE.match(s.text)
             if quoted and quoted.end() < len(s.text) and (at == 0 or text[at - 1] == "\n"):
@@ -154,6 +154,41 @@ _BLOCKQUOTE = re.compile(r">[ \t]+(?=[^\W\d_])")
 are no PRs with the label ..."): markup, not part of the sentence (annotators judged quotes
 that kept it noise; stop 40, mdnotes2). Before a letter only: "> 90% disk usage pages the
 on-call admin." means more than 90%, and ">>>" is a prompt."""
+
+
+_QUOTE_MARK = re.compile(r"^([ \t]*)(>[ \t]?)(?!>)")
+_ALERT = re.compile(r"(?:\\?\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]|:[a-z_]+:(?=[ \t]))[ \t]*")
+_PROMPTED_CODE = re.compile(r"<-|^[ \t]*[\w.$]+[ \t]*\(|[;{}][ \t]*$|^[ \t]*[\w.]+[ \t]*=[^=]")
+"""A line after a ">" that is code at a console's prompt (R's "> x <- 1", "> summary(fit)"),
+not words of a blockquote."""
+
+
+def _blank_quote_marks(block: str) -> str:
+    """`block` with the marks of a Markdown blockquote that runs over several lines turned
+    into spaces of the same length (offsets unchanged): the ">" that opens each of its lines
+    (a sentence wrapped inside the quote read "... with the label > dont-land-on-vX.x ...";
+    stop 47, mdnotes2), and a GitHub alert's "[!NOTE]", "[!TIP]" (or "\\[!TIP]") after a
+    quote's mark, a label, not words of the sentence (and an emoji's ":warning:"). A quote
+    of one line keeps its mark for _BLOCKQUOTE ("> 90% disk usage ..." may mean more than
+    90%); ">>>" is a prompt, and so is ">" before code (_PROMPTED_CODE: an R session in a
+    manual), whose lines stay apart."""
+    if ">" not in block:
+        return block
+    lines = block.split("\n")
+    quoted = [_QUOTE_MARK.match(line) is not None and not line.lstrip().startswith(">>") for line in lines]
+    if any(q and _PROMPTED_CODE.search(line[_QUOTE_MARK.match(line).end():])
+           for q, line in zip(quoted, lines)):
+        return block                     # a console session, not a quote
+    out = []
+    for n, line in enumerate(lines):
+        if quoted[n] and ((n > 0 and quoted[n - 1]) or (n + 1 < len(lines) and quoted[n + 1])):
+            m = _QUOTE_MARK.match(line)
+            line = m.group(1) + " " * len(m.group(2)) + line[m.end():]
+            alert = _ALERT.match(line, m.end())
+            if alert is not None:
+                line = line[:alert.start()] + " " * (alert.end() - alert.start()) + line[alert.end():]
+        out.append(line)
+    return "\n".join(out)
 
 
 def _sentences(text: str) -> list[Span]:
