@@ -19,6 +19,11 @@ holding the key phrase) in the top 5:
   vector: "one vector";
 - prose first: the prose, then the text (one embedding; the embedder's window cuts the
   text where it overflows).
+
+With --fused, the shipped search (fusion with BM25, the relevance model's second stage,
+feedback) runs on a copy of the bench index whose stored vectors are replaced by the
+prose or prose-first ones (the HNSW file rebuilt from them), against the index as built,
+for the natural questions and the exact lookups.
 """
 
 from __future__ import annotations
@@ -49,8 +54,9 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpora", default="pycode,pycode2")
+    ap.add_argument("--fused", action="store_true", help="also the shipped search on re-embedded copies")
     args = ap.parse_args()
-    emb = Embedder()
+    emb = Embedder(backend="onnx-int8")     # the bench indexes' backend
 
     def unit(m: np.ndarray) -> np.ndarray:
         return m / np.linalg.norm(m, axis=1, keepdims=True)
@@ -82,6 +88,58 @@ def main() -> None:
                     for i in np.argsort(-(m @ v))[:5]) for q, v in zip(qs, qv))
         print(f"{name}: {len(rows)} chunks, {len(qs)} natural questions; dense recall@5 "
               + ", ".join(f"{k} {v}/{len(qs)}" for k, v in found.items()), flush=True)
+        if args.fused:
+            variants = {"prose": pro, "prose first": first}
+            shipped_search(name, {r[0]: k for k, r in enumerate(rows)}, variants)
+
+
+def shipped_search(name: str, row_of: dict[int, int], variants: dict) -> None:  # noqa: ANN001
+    """Recall@5 of Index.search with the shipped passage judge, natural and exact, on the
+    bench index and on copies of it with each variant's vectors stored instead."""
+    import shutil
+    import tempfile
+
+    from bench_relevance import index_dir
+    from bench_retrieval import LocalIndex
+    from sentence_rerank import PassageScorer
+
+    scorer = PassageScorer(str(HERE.parent / "indexer" / "data" / "relevance"))
+    src = index_dir(name)
+    sets = {w: questions(corpus(name), w) for w in ("natural", "exact")}
+
+    def recall(local) -> dict[str, int]:  # noqa: ANN001
+        out = {}
+        for which, qs in sets.items():
+            hit = 0
+            for q in qs:
+                order = [p.chunk_id for p in local.idx.search(q.question, k=5, judge=scorer)]
+                got = local.idx.store.fetch_chunks(order)
+                hit += any(c in got and local.rel(got[c][1]) == q.file and norm(q.key_phrase) in norm(got[c][3])
+                           for c in order)
+            out[which] = hit
+        return out
+
+    local = LocalIndex(src, "onnx-int8")
+    base = recall(local)
+    local.idx.close()
+    line = [f"as built: natural {base['natural']}/{len(sets['natural'])}, exact {base['exact']}/{len(sets['exact'])}"]
+    for label, m in variants.items():
+        tmp = Path(tempfile.mkdtemp(prefix="codeprose-"))
+        shutil.copytree(src / "index", tmp / "index")
+        for f in ("vectors.hnsw", "vectors.json"):
+            (tmp / "index" / f).unlink(missing_ok=True)
+        con = sqlite3.connect(str(tmp / "index" / "index.db"))
+        con.executemany("UPDATE chunks SET embedding = ? WHERE id = ?",
+                        [(np.asarray(m[k], dtype=np.float32).tobytes(), cid) for cid, k in row_of.items()])
+        con.commit()
+        con.close()
+        local = LocalIndex(tmp, "onnx-int8")
+        local.docs = str(src / "docs") + os.sep
+        got = recall(local)
+        local.idx.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+        line.append(f"{label}: natural {got['natural']}, exact {got['exact']}")
+    print(f"  {name}, the shipped search, recall@5: " + "; ".join(line), flush=True)
 
 
 if __name__ == "__main__":
