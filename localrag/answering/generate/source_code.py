@@ -356,8 +356,8 @@ def definition_above(text: str, line_start: int) -> str | None:
     """The name of the function or class whose docstring holds the line at `line_start`,
     written as a reader refers to it ("create_code_verifier()", "Client"), when its `def`
     or `class` line is in `text`: the nearest line above indented less than this one, when
-    that line is the definition, or ends its wrapped signature, or opens the docstring at
-    the definition's depth ('    \"\"\"Create PKCE ...' under its def line). A field of a
+    that line is the definition or ends its wrapped signature (the docstring's own lines,
+    its opening '    \"\"\"Create PKCE ...' included, are indented deeper). A field of a
     docstring (":param length:", ":returns:") names a part of that definition, which a
     quote of it must name too: ":param scope:" alone does not say of which function."""
     end = text.find("\n", line_start)
