@@ -50,25 +50,34 @@ def product(questions: list[dict], names: list[str]) -> list[tuple[list[int], li
             for q in questions]
 
 
+def matched(corpus: str, questions: list[dict]):  # noqa: ANN201 - an iterator
+    """Per cached question: (question, its passages' texts, its judged candidates recomputed
+    from the pool's passages as the answer path computes them, matched by passage and
+    offset; None when they no longer match the cached rows, a candidate rule having changed
+    since the cache)."""
+    from localrag.answering.generate import extract as ex
+
+    pool = {r["qid"]: r for r in load_pool(corpus)}
+    for q in questions:
+        r = pool[q["qid"]]
+        texts = [p["text"] for p in r["passages"]]
+        judged = {(c["passage"] - 1, c["start"]) for c in r["candidates"]}
+        keep = [c for c in ex.candidates_of(r["question"], texts) if (c.passage, c.span.start) in judged]
+        yield q, r, texts, keep if len(keep) == len(q["labels"]) else None
+
+
 def add_follows(corpus: str, questions: list[dict]) -> int:
     """Sets each question's "follows" (pool_quality.evaluate: per candidate, the candidate it
     comes right after in its passage with only white space between, else -1), so that the
     figures count ✔ units as the answer path shows them, chosen sentences that follow each
-    other as one excerpt (extract.excerpts, run over all of them). The candidates are recomputed from the pool's
-    passages and matched by offset; a question whose cached candidates no longer match (a
-    candidate rule changed since the cache) keeps every sentence apart. Returns how many."""
+    other as one excerpt (extract.excerpts, run over all of them). A question whose cached
+    candidates no longer match (matched) keeps every sentence apart. Returns how many."""
     from localrag.answering.generate import extract as ex
 
-    pool = {r["qid"]: r for r in load_pool(corpus)}
     apart = 0
-    for q in questions:
-        r = pool[q["qid"]]
-        texts = [p["text"] for p in r["passages"]]
-        cands = ex.candidates_of(r["question"], texts)
-        judged = {(c["passage"] - 1, c["start"]) for c in r["candidates"]}
-        keep = [cands[k] for k, c in enumerate(cands) if (c.passage, c.span.start) in judged]
+    for q, _, texts, keep in matched(corpus, questions):
         q["follows"] = [-1] * len(q["labels"])
-        if len(keep) != len(q["labels"]):
+        if keep is None:
             apart += 1
             continue
         # the product's own grouping (extract.excerpts) over every judged sentence as a quote
@@ -85,15 +94,9 @@ def add_shapes(corpus: str, questions: list[dict]) -> int:
     a question whose candidates no longer match gets zeros. Returns how many did."""
     from localrag.answering.generate import extract as ex
 
-    pool = {r["qid"]: r for r in load_pool(corpus)}
     apart = 0
-    for q in questions:
-        r = pool[q["qid"]]
-        texts = [p["text"] for p in r["passages"]]
-        cands = ex.candidates_of(r["question"], texts)
-        judged = {(c["passage"] - 1, c["start"]) for c in r["candidates"]}
-        keep = [c for c in cands if (c.passage, c.span.start) in judged]
-        if len(keep) != len(q["labels"]):
+    for q, r, texts, keep in matched(corpus, questions):
+        if keep is None:
             apart += 1
             rows = [[0.0] * len(SHAPE_FEATURES) for _ in q["labels"]]
         else:
@@ -165,7 +168,7 @@ def main() -> None:
     ap.add_argument("--features", default="", help="a comma list of feature names (default: all)")
     ap.add_argument("--l2", type=float, default=1e-2)
     ap.add_argument("--rules-key", default="",
-                    help="use the features cached under this key of extract.py's rules (an experiment "
+                    help="use the features cached under this key of the candidate rules (an experiment "
                          "on an earlier version of the candidate rules; the figures of the shipped constants "
                          "come from the current one)")
     ap.add_argument("--shapes", action="store_true",

@@ -478,6 +478,11 @@ def _line_at(text: str, line_start: int) -> str:
     return text[line_start:end if end >= 0 else len(text)]
 
 
+def _line_before(text: str, line_start: int) -> str:
+    """The line above the one at `line_start` ("" for the first line)."""
+    return _line_at(text, text.rfind("\n", 0, line_start - 1) + 1) if line_start > 0 else ""
+
+
 def _description_term(text: str, line_start: int) -> tuple[int, int, str] | None:
     """The term line a description is indented under, for any of its paragraphs: the
     nearest line above the one at `line_start` that is indented less, when that line is a
@@ -508,9 +513,7 @@ def _description_term(text: str, line_start: int) -> tuple[int, int, str] | None
                 pos = prev_start
                 continue
             if ((stripped.endswith(":") and not _prose_lead_in(stripped)
-                 or (source_code.docstring_term(line, _line_at(text, pos),
-                                                _line_at(text, text.rfind("\n", 0, max(prev_start - 1, 0)) + 1)
-                                                if prev_start else "")
+                 or (source_code.docstring_term(line, _line_at(text, pos), _line_before(text, prev_start))
                      # its description's depth, or deeper ("scope" on a chunk's first line,
                      # its indent lost, names no paragraph shallower than its description)
                      and indent_width(_line_at(text, pos)) <= depth))
