@@ -48,6 +48,7 @@ def main() -> None:
     from bench_relevance import index_dir
 
     from indexer.chunker import embedding_text
+    from indexer.code_prose import inside_string, prose_of_code, string_starts
     from indexer.embedder import Embedder
     from localrag.answering.generate import extract as ex
     from localrag.answering.generate.source_code import DEF_LINE
@@ -58,6 +59,14 @@ def main() -> None:
     args = ap.parse_args()
     emb = Embedder(backend="onnx-int8")     # the bench indexes' backend
 
+    starts: dict[str, list[int]] = {}
+
+    def own_prose(path: str, start: int, text: str) -> str:
+        """The indexer's reading (indexer/code_prose.py), the string state from the file."""
+        if path not in starts:
+            starts[path] = string_starts(Path(path).read_text(encoding="utf-8", errors="replace"))
+        return prose_of_code(text, inside_string(starts[path], start))
+
     def unit(m: np.ndarray) -> np.ndarray:
         return m / np.linalg.norm(m, axis=1, keepdims=True)
 
@@ -67,7 +76,8 @@ def main() -> None:
 
     for name in args.corpora.split(","):
         con = sqlite3.connect(str(index_dir(name) / "index" / "index.db"))
-        rows = con.execute("select c.id, f.path, c.title, c.text from chunks c join files f on f.id = c.file_id").fetchall()
+        rows = con.execute("select c.id, f.path, c.title, c.text, c.char_start from chunks c "
+                           "join files f on f.id = c.file_id").fetchall()
         roots = [r[0] for r in con.execute("select path from roots")]
         con.close()
 
@@ -75,21 +85,22 @@ def main() -> None:
             root = next((r for r in roots if path.startswith(r)), None)
             return os.path.relpath(path, root) if root else path
 
-        raw = unit(emb.encode([embedding_text(t, x) for _, _, t, x in rows]))
-        pro = unit(emb.encode([prose(t, x) for _, _, t, x in rows]))
-        first = unit(emb.encode([prose(t, x) + "\n" + x for _, _, t, x in rows]))
+        raw = unit(emb.encode([embedding_text(t, x) for _, _, t, x, _ in rows]))
+        pro = unit(emb.encode([prose(t, x) for _, _, t, x, _ in rows]))
+        first = unit(emb.encode([prose(t, x) + "\n" + x for _, _, t, x, _ in rows]))
+        own = unit(emb.encode([embedding_text(t, own_prose(p, s, x) or x) for _, p, t, x, s in rows]))
         qs = questions(corpus(name), "natural")
         qv = unit(emb.encode([q.question for q in qs]))
         found = {}
         for label, m in (("raw", raw), ("prose", pro), ("mean", (raw + pro) / 2), ("one vector", unit(raw + pro)),
-                         ("prose first", first)):
+                         ("prose first", first), ("indexer's", own)):
             found[label] = sum(
                 any(rel(rows[i][1]) == q.file and norm(q.key_phrase) in norm(rows[i][3])
                     for i in np.argsort(-(m @ v))[:5]) for q, v in zip(qs, qv))
         print(f"{name}: {len(rows)} chunks, {len(qs)} natural questions; dense recall@5 "
               + ", ".join(f"{k} {v}/{len(qs)}" for k, v in found.items()), flush=True)
         if args.fused:
-            variants = {"prose": pro, "prose first": first}
+            variants = {"prose": pro, "prose first": first, "indexer's": own}
             shipped_search(name, {r[0]: k for k, r in enumerate(rows)}, variants)
 
 

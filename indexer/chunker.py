@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from indexer.code_prose import inside_string, prose_of_code, string_starts
 from indexer.documents import Block, ParsedDoc
 
 
@@ -48,7 +49,7 @@ class Sizer:
         return min(self.target, self.limit) if self.target > 0 else self.limit
 
 
-CHUNKER_VERSION = 9   # 1: words; 2: word pieces fitted to the window, cleaned markup;
+CHUNKER_VERSION = 10  # 1: words; 2: word pieces fitted to the window, cleaned markup;
 #                       3: links wrapped across lines no longer shift later lines;
 #                       4: units (slides, messages, cells) never shared, HTML's main
 #                          content cited by file line, headings cleaned of markup;
@@ -66,6 +67,12 @@ CHUNKER_VERSION = 9   # 1: words; 2: word pieces fitted to the window, cleaned m
 #                       9: a PDF's footnotes and code examples set apart (the marks out
 #                          of the words), a sentence over a page break read whole at its
 #                          first page
+#                      10: a program's chunks are embedded by their prose (code_prose.py);
+#                          only source files are read again (CODE_ONLY_VERSIONS)
+CODE_ONLY_VERSIONS = frozenset({10})
+"""Versions that change what source files' chunks are, nothing else's: an index built at
+the version before is brought up to them by reading its source files again, not every file
+(Index._check_chunking)."""
 
 
 def sizer_for(embedder, chunk_tokens: int = 0) -> Sizer | None:  # noqa: ANN001 - an Embedder
@@ -87,9 +94,28 @@ def chunking_signature(chunk_words: int, chunk_tokens: int, embedder) -> str:  #
     return f"{chunk_words}|tokens={chunk_tokens or window}|v{CHUNKER_VERSION}|{engine}"
 
 
+def code_only_change(stored: str, want: str) -> bool:
+    """Whether two chunking signatures differ only by chunker versions that change source
+    files alone (CODE_ONLY_VERSIONS), from an older to a newer one."""
+    old, new = stored.split("|"), want.split("|")
+    if len(old) != 4 or len(new) != 4 or old[:2] + old[3:] != new[:2] + new[3:]:
+        return False
+    try:
+        was, now = int(old[2].lstrip("v")), int(new[2].lstrip("v"))
+    except ValueError:
+        return False
+    return was < now and all(v in CODE_ONLY_VERSIONS for v in range(was + 1, now + 1))
+
+
 def embedding_text(title: str, text: str) -> str:
-    """What the embedder reads for a chunk (the updater and the bench use this)."""
+    """What the embedder reads for a title and a text (the bench uses this)."""
     return f"{title}\n{text}"
+
+
+def chunk_embedding_text(chunk: "Chunk") -> str:
+    """What the embedder reads for a chunk: its title and its text, or for source code
+    its prose in place of the text (Chunk.embed)."""
+    return embedding_text(chunk.title, chunk.embed or chunk.text)
 
 
 def text_key(prefix: str, text: str) -> bytes:
@@ -111,6 +137,7 @@ class Chunk:
     page: int | None
     char_start: int
     char_end: int
+    embed: str = ""     # what is embedded instead of the text (a program's prose), if not it
 
 
 @dataclass
@@ -256,6 +283,7 @@ def chunk_document(doc: ParsedDoc, *, file_name: str, chunk_words: int = 200,
     next one when a long section is split."""
     target_words = max(20, chunk_words)
     lines = _LineIndex(doc.text) if doc.has_lines else None
+    strings = string_starts(doc.text) if doc.prose_embedding else None
     titles: dict[tuple[str, ...], tuple[str, int]] = {}
 
     def title_of(path: tuple[str, ...]) -> tuple[str, int]:
@@ -315,10 +343,12 @@ def chunk_document(doc: ParsedDoc, *, file_name: str, chunk_words: int = 200,
             else:   # the file's line of the unit (an mbox message, an HTML element), if any
                 first = min(cur_lines) if cur_lines else None
                 last = max(cur_lines) if cur_lines else None
+            text = doc.text[start:end]
             chunks.append(Chunk(
-                ord=len(chunks), title=title_of(path)[0], text=doc.text[start:end],
+                ord=len(chunks), title=title_of(path)[0], text=text,
                 start_line=first, end_line=last,
                 page=cur_page, char_start=start, char_end=end,
+                embed=prose_of_code(text, inside_string(strings, start)) if strings is not None else "",
             ))
         kept: list[_Unit] = []
         if carry and overlap > 0:

@@ -31,6 +31,8 @@ class ParsedDoc:
     blocks: list[Block] = field(default_factory=list)
     has_lines: bool = True           # False: text lines are not the file's (PDF, office
     #                                  files, mail): cite the page, unit or Block.line
+    prose_embedding: bool = False    # source code: chunks are embedded by their names,
+    #                                  comments and docstrings (indexer/code_prose.py)
 
 
 # --- helpers the parsers share ------------------------------------------------------------

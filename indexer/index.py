@@ -9,12 +9,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from indexer.chunker import chunking_signature
+from indexer.chunker import chunking_signature, code_only_change
 from indexer.doc_builds import DocBuilds
 from indexer.embedder import Embedder
 from indexer.errors import IndexerError
 from indexer.lock import WriterLock
 from indexer.options import IndexOptions
+from indexer.code_prose import DATA_EXT
+from indexer.parsers import parser_name
 from indexer.reasons import KINDS, is_valid_name, label, printable
 from indexer.records import (FileProblem, IndexProgress, IndexReport, IndexStatus, Passage,
                              ProblemGroup, RootInfo, WatchEvent)
@@ -22,7 +24,7 @@ from indexer.search import PassageJudge, hybrid_search, surrounding_text
 from indexer.store import Store
 from indexer.updater import UpdateRun
 from indexer.vectors import VectorIndex
-from indexer.walk import is_under
+from indexer.walk import file_ext, is_under
 
 if TYPE_CHECKING:
     from indexer.watcher import Watcher
@@ -112,7 +114,11 @@ class Index:
         if stored == want:
             return
         with self.store.transaction() as conn:
-            if stored is not None:
+            if stored is not None and code_only_change(stored, want):
+                stale = [(fid,) for fid, path in conn.execute(
+                    "SELECT id, path FROM files WHERE state = 'indexed'") if _embeds_prose(path)]
+                conn.executemany("UPDATE files SET mtime_ns = 0, sha256 = NULL WHERE id = ?", stale)
+            elif stored is not None:
                 conn.execute("UPDATE files SET mtime_ns = 0, sha256 = NULL WHERE state = 'indexed'")
             self.store.set_meta(conn, "chunk_words", want)
 
@@ -379,3 +385,9 @@ class Index:
             watcher.stop()
         self._watchers.clear()
         self.store.close()
+
+
+def _embeds_prose(path: str) -> bool:
+    """Whether the chunks of the file at `path` are embedded by their prose (parsers.code_doc)."""
+    ext = file_ext(path)
+    return parser_name(ext) == "code" and ext not in DATA_EXT

@@ -10,6 +10,7 @@ is one). Bad input becomes a FileSkip with a reason that names the fix.
 
 from __future__ import annotations
 
+from indexer.code_prose import DATA_EXT
 from indexer.documents import Block, ParsedDoc  # noqa: F401 - re-exported for callers
 from indexer.parse_html import parse_html
 from indexer.parse_ooxml import parse_docx, parse_pptx, parse_xlsx
@@ -103,7 +104,15 @@ def parse_bytes(data: bytes, *, ext: str, name: str = "", ocr: bool = False,
         if markup == "asciidoc":
             return clean_doc(parse_rst(text, overlines=False), "asciidoc")
         return parse_plain(text)
-    return parse_code(text)
+    return code_doc(text, ext)
+
+
+def code_doc(text: str, ext: str) -> ParsedDoc:
+    """A file the code parser reads: a program's chunks are embedded by their prose, a
+    data file's (JSON, YAML, ...) as they are (indexer/code_prose.py)."""
+    doc = parse_code(text)
+    doc.prose_embedding = ext not in DATA_EXT
+    return doc
 
 
 def parse_path(path: str, *, ext: str, ocr: bool = False) -> ParsedDoc:

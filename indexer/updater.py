@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from indexer import reading, walk
-from indexer.chunker import Chunk, Sizer, chunk_document, embedding_text, sizer_for, text_key
+from indexer.chunker import Chunk, Sizer, chunk_document, chunk_embedding_text, sizer_for, text_key
 from indexer.embedder import Embedder
 from indexer.eta import PieceEta
 from indexer.options import IndexOptions
@@ -246,7 +246,7 @@ class UpdateRun:
                               row, pending, snap.mtime_ns, snap.size)
             return
         self._count_added(row)
-        pieces = self._pieces([embedding_text(c.title, c.text) for c in chunks])
+        pieces = self._pieces([chunk_embedding_text(c) for c in chunks])
         pending.files.append((snap, cand.root, chunks, row))
         pending.chunk_count += len(chunks)
         pending.pieces += pieces
@@ -328,7 +328,7 @@ class UpdateRun:
         At most one batch is in flight: a crash loses it and the one being read."""
         if not pending:
             return
-        texts = [embedding_text(c.title, c.text) for _, _, chunks, _ in pending.files for c in chunks]
+        texts = [chunk_embedding_text(c) for _, _, chunks, _ in pending.files for c in chunks]
         keys = [text_key(self._key_prefix(), t) for t in texts]
         job = None
         if texts:

@@ -1,0 +1,126 @@
+"""What a chunk of source code is embedded as: its prose, not its statements.
+
+A question in a person's words ("how do I refresh an expired token?") meets a source
+file's docstrings, comments and names, not its `if`s and assignments; embedded whole, a
+chunk of code lands among other code, near no question. So a code chunk's vector is made
+from its definitions' names and the text of its comments and docstrings. BM25 still reads
+the whole text (an identifier typed exactly is found there), and the chunk's text,
+citations and quotes are unchanged: only what the embedder reads differs.
+
+Measured on two held-out Python corpora (bench/code_prose_embedding.py): see the README.
+
+The indexer reads this on its own, with no part of the answer path's sentence rules (the
+indexer imports nothing from localrag): line comments (`#`, `//`, `--`, `;`), block
+comments (`/* */`, with their `*` gutters) and triple-quoted strings, also when a chunk
+opens or ends inside one.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+# Formats read by the code parser that are data, not programs: their keys and values
+# are what a question meets, and a comment here and there is no summary of them.
+DATA_EXT = frozenset({
+    ".json", ".jsonl", ".ndjson", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf",
+    ".properties", ".env", ".xml", ".svg", ".plist", ".lock", ".tsv", ".bib", ".srt",
+    ".vtt", ".po", ".pot", ".diff", ".patch",
+})
+
+MIN_WORDS = 8
+"""A chunk with fewer words of prose than this is embedded as it is (a block of bare code:
+a few names would say less than its statements)."""
+
+_DEF = re.compile(
+    r"^[ \t]*(?:export\s+|pub(?:\([^)]*\))?\s+|public\s+|private\s+|static\s+|async\s+)*"
+    r"(def|class|function|func|fn|interface|struct|impl|trait|module|enum)\s+([A-Za-z_$][\w$]*)")
+_LINE_COMMENT = re.compile(r"^[ \t]*(?:#+|//+!?|--|;+)(?=[ \t]|$)[ \t]*(.*)$")
+_TRAILING = re.compile(r"[ \t](?:#|//)[ \t]+(\S.*)$")
+_TRIPLE = re.compile(r"\"\"\"|'''")
+_BLOCK_OPEN = re.compile(r"/\*+!?")
+_BLOCK_CLOSE = re.compile(r"\*+/")
+_GUTTER = re.compile(r"^[ \t]*\*(?!/)[ \t]?")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_COMPOUND = re.compile(r"\b[A-Za-z]+(?:_[A-Za-z]+)+\b|\b[a-z]+(?:[A-Z][a-z]+)+\b")
+_PRAGMA = re.compile(r"-\*-.*-\*-|^(?:noqa|type:|pylint:|fmt:|vim?:|eslint|prettier-|@ts-|NOLINT)|^!")
+
+
+def string_starts(text: str) -> list[int]:
+    """Offsets of the triple quotes of a whole file, read from its start: a chunk that
+    opens after an odd number of them opens inside a string (a long docstring the chunker
+    cut), which its own text cannot tell."""
+    return [m.start() for m in _TRIPLE.finditer(text)]
+
+
+def inside_string(starts: list[int], pos: int) -> bool:
+    """Whether offset `pos` of the file lies inside a triple-quoted string."""
+    return bisect.bisect_left(starts, pos) % 2 == 1
+
+
+def prose_of_code(text: str, in_string: bool = False) -> str:
+    """The names of a chunk's definitions and the text of its comments and docstrings,
+    one line each, then the compound names its statements use, as words (a call to
+    `is_origin_allowed` says "is origin allowed"); '' when that is fewer than MIN_WORDS
+    words. `in_string`: the chunk opens
+    inside a triple-quoted string (inside_string)."""
+    out: list[str] = []
+    names: list[str] = []         # compound names the code uses: is_origin_allowed
+    in_block = False
+    for line in text.split("\n"):
+        rest = line
+        if in_block:
+            close = _BLOCK_CLOSE.search(rest)
+            body = rest[:close.start()] if close else rest
+            out.append(_GUTTER.sub("", body).strip())
+            if not close:
+                continue
+            in_block, rest = False, rest[close.end():]
+        pieces = _TRIPLE.split(rest)
+        if len(pieces) > 1 or in_string:
+            # alternate code and string pieces; the strings are prose
+            code_parts = []
+            for n, piece in enumerate(pieces):
+                if n:
+                    in_string = not in_string
+                if in_string:
+                    out.append(piece.strip())
+                else:
+                    code_parts.append(piece)
+            rest = " ".join(code_parts)
+            if not rest.strip():
+                continue
+        m = _DEF.match(rest)
+        if m:
+            out.append(f"{m.group(1)} {m.group(2)}")
+        else:
+            names.extend(n for n in _COMPOUND.findall(rest) if n not in names)
+        m = _LINE_COMMENT.match(rest)
+        if m:
+            out.append(m.group(1).strip())
+            continue
+        opened = _BLOCK_OPEN.search(rest)
+        if opened and not _quoted(rest, opened.start()):
+            body = rest[opened.end():]
+            close = _BLOCK_CLOSE.search(body)
+            out.append(_GUTTER.sub("", body[:close.start()] if close else body).strip())
+            in_block = close is None
+            continue
+        m = _TRAILING.search(rest)
+        if m and not _quoted(rest, m.start()):
+            out.append(m.group(1).strip())
+    prose = "\n".join(p for p in out if _WORD.search(p) and not _PRAGMA.search(p))
+    if names and prose:
+        prose += "\n" + " ".join(_words_of(n) for n in names)
+    return prose if len(_WORD.findall(prose)) >= MIN_WORDS else ""
+
+
+def _words_of(name: str) -> str:
+    """is_origin_allowed, isOriginAllowed -> "is origin allowed"."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).replace("_", " ").lower()
+
+
+def _quoted(line: str, pos: int) -> bool:
+    """Whether `pos` lies inside a one-line string literal of `line`."""
+    head = line[:pos]
+    return head.count('"') % 2 == 1 or head.count("'") % 2 == 1
