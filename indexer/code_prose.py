@@ -36,7 +36,7 @@ _DEF = re.compile(
     r"^[ \t]*(?:export\s+|pub(?:\([^)]*\))?\s+|public\s+|private\s+|static\s+|async\s+)*"
     r"(def|class|function|func|fn|interface|struct|impl|trait|module|enum)\s+([A-Za-z_$][\w$]*)")
 _LINE_COMMENT = re.compile(r"^[ \t]*(?:#+|//+!?|--|;+)(?=[ \t]|$)[ \t]*(.*)$")
-_TRAILING = re.compile(r"[ \t](?:#|//)[ \t]+(\S.*)$")
+_TRAILING = re.compile(r"[ \t]#[ \t]+(\S.*)$|[;{}][ \t]*//[ \t]+(\S.*)$")   # not Python's a // b
 _TRIPLE = re.compile(r"\"\"\"|'''")
 _BLOCK_OPEN = re.compile(r"/\*+!?")
 _BLOCK_CLOSE = re.compile(r"\*+/")
@@ -108,7 +108,7 @@ def prose_of_code(text: str, in_string: bool = False) -> str:
             continue
         m = _TRAILING.search(rest)
         if m and not _quoted(rest, m.start()):
-            out.append(m.group(1).strip())
+            out.append((m.group(1) or m.group(2)).strip())
     prose = "\n".join(p for p in out if _WORD.search(p) and not _PRAGMA.search(p))
     if names and prose:
         prose += "\n" + " ".join(_words_of(n) for n in names)

@@ -50,6 +50,11 @@ def test_block_comments_and_line_comments_of_other_languages():
     assert "Parse one line of the config file." in prose and "Returns -1 when the key is unknown." in prose
     assert "skip leading blanks before the key" in prose
     assert "lookup key" in prose and "while" not in prose and "*" not in prose.split("\n")[0]
+    # Python's floor division is no comment; a C comment after a statement is
+    py = "pages = total_lines // lines_per_page if total_lines else first_page // 2\n" * 3
+    assert "lines per page" in prose_of_code(py + "# how many pages the report needs, rounded down\n")
+    assert "2" not in prose_of_code(py + "# how many pages the report needs, rounded down\n")
+    assert "counts the open files" in prose_of_code("int n = 0; // counts the open files of the process\n" * 2)
 
 
 def test_a_chunk_of_bare_code_is_embedded_as_it_is():
