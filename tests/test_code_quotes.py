@@ -90,6 +90,39 @@ def test_a_comment_over_several_lines_is_one_sentence_without_its_marks():
     assert not any(u.startswith("regardless") for u in got)
 
 
+RFC_COMMENT = """        # 3.5.2.  Form-Encoded Body
+        # Protocol parameters can be transmitted in the HTTP request entity-
+        # body, but only if the following REQUIRED conditions are met:
+        # o  The entity-body is single-part.
+        # o  The entity-body follows the encoding requirements of the
+        #    "application/x-www-form-urlencoded" content-type.
+        elif self.signature_type == SIGNATURE_TYPE_BODY and not multipart:
+"""
+
+
+def test_an_rfc_quoted_in_comments_keeps_its_title_and_bullets_out_of_its_sentences():
+    # oauthlib quotes RFCs in its comments: the section title was glued onto the first
+    # sentence ("Form-Encoded Body Protocol parameters can be ...", judged noise) and each
+    # "o" bullet onto its item (stop 48, pycode)
+    spans = ex.sentence_spans(RFC_COMMENT)
+    texts = [s.text for s in spans]
+    assert texts[0].startswith("Protocol parameters can be transmitted")
+    assert "The entity-body is single-part." in texts
+    assert any(t.startswith("The entity-body follows the encoding") for t in texts)
+    assert not any("Form-Encoded Body" in t or t.startswith("o ") or "3.5.2" in t for t in texts)
+    for s in spans:                                  # offsets still the file's
+        assert " ".join(RFC_COMMENT[s.start:s.end].replace("#", " ").split()) == s.text
+
+
+def test_an_rfc_in_plain_text_quotes_its_items_without_their_bullets():
+    text = "   The client MUST:\n\n   o  use TLS for every request.\n\n   o  Keep its secret out of the browser.\n"
+    assert [s.text for s in ex.sentence_spans(text)] == [
+        "The client MUST:", "use TLS for every request.", "Keep its secret out of the browser."]
+    # a numbered list item or a sentence that only starts like a title stays a sentence
+    assert "Run it from the top of the tree." in [s.text for s in ex.sentence_spans("2.  Run it from the top of the tree.")]
+    assert [s.text for s in ex.sentence_spans("1.5  GB of disk space is needed.")] == ["1.5 GB of disk space is needed."]
+
+
 def test_prose_that_only_looks_like_code_stays_prose():
     for line in ("with Node.js. Some key elements of this include:", "for each file in the folder:",
                  "if you want more:", "return the value.", "Perform = filename expansion.",

@@ -119,7 +119,7 @@ def _blocks(text: str) -> list[tuple[int, str]]:
                              or _PROMPT_LINE.match(line) or _term_line(line, nxt)
                              or source_code.docstring_term(line, nxt, lines[n - 1] if n else "")
                              or (_heading_line(line) and not source_code.is_comment_line(lines, n))
-                             or row or _numbered_title(lines, n)
+                             or row or _numbered_title(lines, n) or _section_title(line)
                              or signature > 0 or source_code.is_statement_line(line)):
             if pos > start:
                 out.append((start, text[start:pos]))
@@ -142,11 +142,30 @@ def sentence_spans(text: str) -> list[Span]:
             quoted = _BLOCKQUOTE.match(s.text)
             if quoted and quoted.end() < len(s.text) and (at == 0 or text[at - 1] == "\n"):
                 s = Span(s.start + quoted.end(), s.end, s.text[quoted.end():])   # not its ">"
+            bullet = _RFC_BULLET.match(block, s.start)
+            if bullet and not block[block.rfind("\n", 0, s.start) + 1:s.start].strip():
+                s = Span(bullet.end(), s.end, s.text[1:].lstrip())   # not its "o"
             lead, trail = source_code.docstring_marks(s.text)
             if lead or trail:
                 s = Span(s.start + lead, s.end - trail, s.text[lead:len(s.text) - trail])
             out.append(Span(base + s.start, base + s.end, s.text))
     return out
+
+
+_RFC_BULLET = re.compile(r"o[ \t]{2,}(?=[^\W\d_\"'`(])")
+"""An RFC's list item marker ("   o  The entity-body is single-part."; oauthlib's comments
+and docstrings quote RFCs so, stop 48): markup, no word of the item's sentence."""
+
+_SECTION_TITLE = re.compile(r"^[ \t]*(?:#+[ \t]*)?\d+(?:\.\d+)+\.?[ \t]{2,}[^\W\d_][^\n]{0,100}$")
+
+
+def _section_title(line: str) -> bool:
+    """An RFC's numbered section title, also in a code comment ("# 3.5.2.  Form-Encoded
+    Body" over the section's first sentence): a heading, never part of the sentence under
+    it (it read "Form-Encoded Body Protocol parameters can be transmitted ...", stop 48).
+    Its number has a dot inside and two spaces after it, so no Markdown list item ("2.  Run
+    it") is one; a line ending in a stop is a sentence."""
+    return bool(_SECTION_TITLE.match(line)) and not line.rstrip().endswith((".", ":", ";", ","))
 
 
 _BLOCKQUOTE = re.compile(r">[ \t]+(?=[^\W\d_])")
@@ -260,7 +279,7 @@ class Quote:
 
 
 _CALLOUT = re.compile(r"(?:\s+<\d+>)+\s*$")      # AsciiDoc callouts: "$ git init   <1>"
-_PROSE_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+[A-Za-z]")
+_PROSE_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)]|o(?=[ \t]{2}))\s+[A-Za-z]")
 MAX_CODE_LINES = 40
 RELATIVE_CUT = 0.0
 """No cut below the best quote: the fitted probabilities of the few best sentences lie close
@@ -870,7 +889,7 @@ quote keeps it. Found by annotators judging whole pools: git's and the kernel's 
 paragraphs held answers and were never candidates."""
 
 
-_LIST_MARK = re.compile(r"(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+")
+_LIST_MARK = re.compile(r"(?:[-*+\u2022]|\d{1,3}[.)]|o(?=[ \t]{2}))[ \t]+")   # RFCs' "o  "
 MIN_ITEM_WORDS = 5
 """A list item said without a sentence end is quoted when it has at least this many words
 (two of them words of letters): "- spare key is with my sister", "- firmware updated on

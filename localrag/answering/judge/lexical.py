@@ -56,7 +56,8 @@ def split_sentences(text: str) -> list[str]:
     out: list[str] = []
     # Blank lines and list/heading lines start a new unit; a single line break inside a
     # paragraph (wrapped text) does not end a sentence.
-    for line in re.split(r"\n\s*\n|\n(?=\s*(?:[-*•#]|\d+[.)]\s))", text):
+    # An RFC's list item opens with "o" and two spaces ("   o  The entity-body is single-part.").
+    for line in re.split(r"\n\s*\n|\n(?=\s*(?:[-*•#]|\d+[.)]\s|o[ \t]{2,}\S))", text):
         line = " ".join(line.split())
         line = line.strip()
         if not line:
