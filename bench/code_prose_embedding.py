@@ -48,7 +48,7 @@ def main() -> None:
     from bench_relevance import index_dir
 
     from indexer.chunker import embedding_text
-    from indexer.code_prose import inside_string, prose_of_code, string_starts
+    from indexer.code_prose import Regions, prose_of_code
     from indexer.embedder import Embedder
     from localrag.answering.generate import extract as ex
     from localrag.answering.generate.source_code import DEF_LINE
@@ -59,13 +59,13 @@ def main() -> None:
     args = ap.parse_args()
     emb = Embedder(backend="onnx-int8")     # the bench indexes' backend
 
-    starts: dict[str, list[int]] = {}
+    starts: dict = {}
 
     def own_prose(path: str, start: int, text: str) -> str:
         """The indexer's reading (indexer/code_prose.py), the string state from the file."""
         if path not in starts:
-            starts[path] = string_starts(Path(path).read_text(encoding="utf-8", errors="replace"))
-        return prose_of_code(text, inside_string(starts[path], start))
+            starts[path] = Regions(Path(path).read_text(encoding="utf-8", errors="replace"))
+        return prose_of_code(text, starts[path].at(start))
 
     def unit(m: np.ndarray) -> np.ndarray:
         return m / np.linalg.norm(m, axis=1, keepdims=True)
@@ -100,7 +100,7 @@ def main() -> None:
         print(f"{name}: {len(rows)} chunks, {len(qs)} natural questions; dense recall@5 "
               + ", ".join(f"{k} {v}/{len(qs)}" for k, v in found.items()), flush=True)
         if args.fused:
-            variants = {"prose": pro, "prose first": first, "indexer's": own}
+            variants = {"raw (before stop 48)": raw, "prose": pro, "prose first": first, "indexer's": own}
             shipped_search(name, {r[0]: k for k, r in enumerate(rows)}, variants)
 
 

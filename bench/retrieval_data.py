@@ -39,6 +39,12 @@ Corpora are public documentation installed from Debian packages:
   Debian installs it (`/usr/lib/python3/dist-packages/oauthlib`, 68 `.py` files, about
   11,900 lines); questions written by an annotator session from the source files
   (RUBRIC-questions.md, "Source code").
+- ccode (held out, stop 48, for checking the prose embedding of programs on another
+  language): the documented C headers of eight libraries as their Debian -dev packages
+  install them under `/usr/include` (liblzma-dev, zlib1g-dev, libbrotli-dev, libyaml-dev,
+  libexpat1-dev, libbz2-dev, libjpeg62-turbo-dev, libc6-dev's argp.h; 25 `.h` files, about
+  13,000 lines, doc comments in /* */ and /** */); questions written by an annotator
+  session from the headers before anything was measured on them.
 - pycode2 (held out, stop 44, for checking the code rules chosen on pycode): six small Python
   projects side by side (PyJWT, httplib2, argcomplete, lazr.restfulclient, wadllib, yq as
   Debian installs them under `/usr/lib/python3/dist-packages`, 48 `.py` files with their
@@ -82,13 +88,16 @@ GNUPDF_ROOT = Path("/usr/share/doc")             # gnuplot-doc, octave-doc, asym
 CODE_ROOT = Path("/usr/lib/python3/dist-packages/oauthlib")   # python3-oauthlib: a person's code
 CODE2_ROOT = Path("/usr/lib/python3/dist-packages")            # six small packages side by side
 CODE2_PACKAGES = ("jwt", "httplib2", "argcomplete", "lazr/restfulclient", "wadllib", "yq")
+CCODE_ROOT = Path("/usr/include")
+CCODE_FILES = ("lzma.h", "lzma/*.h", "zlib.h", "brotli/*.h", "yaml.h", "expat.h", "bzlib.h", "jpeglib.h",
+               "argp.h")
 GNUPDF_FILES = ("gnuplot/gnuplot.pdf", "octave/octave.pdf", "asymptote/asymptote.pdf")
 CORPORA = ("kernel", "git", "postgres", "debref")
 TRAINING_ONLY = ("rust", "vim")    # labelled for training the relevance model; no measured sets
 ROLE_RULE_ONLY = ("zsh",)          # judged answers for choosing the answer-role rule
 SITES = ("flask",)                 # a documentation site indexed whole (its generated files too)
 PDFS = ("rpdf", "gnupdf")          # typeset PDFs: a person's papers and manuals (held out: stops 42, 43)
-CODE = ("pycode", "pycode2")      # source code (held out: stop 44)
+CODE = ("pycode", "pycode2", "ccode")   # source code (held out: stops 44, 48)
 NOTES_ONLY = ("mdnotes", "mdnotes2")          # list-item answers in Markdown notes (bench/markdown_notes.py)
 LANGUAGES = ("debref-ja", "debref-de", "debref-zh-cn", "debref-fr")   # the Debian Reference translated
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
@@ -159,6 +168,8 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
         return Corpus(name, CODE_ROOT, sorted(CODE_ROOT.rglob("*.py")))
     if name == "pycode2":  # six projects' code in one folder tree, their tests included
         return Corpus(name, CODE2_ROOT, sorted(p for d in CODE2_PACKAGES for p in (CODE2_ROOT / d).rglob("*.py")))
+    if name == "ccode":    # C libraries' documented headers, as their -dev packages install them
+        return Corpus(name, CCODE_ROOT, sorted(p for g in CCODE_FILES for p in CCODE_ROOT.glob(g)))
     if name in NOTES_ONLY:
         from markdown_notes import SETS, build, folder_of
 

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from indexer.code_prose import inside_string, prose_of_code, string_starts
+from indexer.code_prose import Regions, prose_of_code
 from indexer.documents import Block, ParsedDoc
 
 
@@ -283,7 +283,7 @@ def chunk_document(doc: ParsedDoc, *, file_name: str, chunk_words: int = 200,
     next one when a long section is split."""
     target_words = max(20, chunk_words)
     lines = _LineIndex(doc.text) if doc.has_lines else None
-    strings = string_starts(doc.text) if doc.prose_embedding else None
+    regions = Regions(doc.text) if doc.prose_embedding else None
     titles: dict[tuple[str, ...], tuple[str, int]] = {}
 
     def title_of(path: tuple[str, ...]) -> tuple[str, int]:
@@ -348,7 +348,7 @@ def chunk_document(doc: ParsedDoc, *, file_name: str, chunk_words: int = 200,
                 ord=len(chunks), title=title_of(path)[0], text=text,
                 start_line=first, end_line=last,
                 page=cur_page, char_start=start, char_end=end,
-                embed=prose_of_code(text, inside_string(strings, start)) if strings is not None else "",
+                embed=prose_of_code(text, regions.at(start)) if regions is not None else "",
             ))
         kept: list[_Unit] = []
         if carry and overlap > 0:

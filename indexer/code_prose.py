@@ -46,27 +46,52 @@ _COMPOUND = re.compile(r"\b[A-Za-z]+(?:_[A-Za-z]+)+\b|\b[a-z]+(?:[A-Z][a-z]+)+\b
 _PRAGMA = re.compile(r"-\*-.*-\*-|^(?:noqa|type:|pylint:|fmt:|vim?:|eslint|prettier-|@ts-|NOLINT)|^!")
 
 
-def string_starts(text: str) -> list[int]:
-    """Offsets of the triple quotes of a whole file, read from its start: a chunk that
-    opens after an odd number of them opens inside a string (a long docstring the chunker
-    cut), which its own text cannot tell."""
-    return [m.start() for m in _TRIPLE.finditer(text)]
+_COMMENTED = re.compile(r"(?:^|\s)(?:#|//)\s")     # "# see /* below": in a line comment
+_MARK = re.compile(r"\"\"\"|'''|/\*|\*/")
 
 
-def inside_string(starts: list[int], pos: int) -> bool:
-    """Whether offset `pos` of the file lies inside a triple-quoted string."""
-    return bisect.bisect_left(starts, pos) % 2 == 1
+class Regions:
+    """Where a whole file's triple-quoted strings and /* */ comments open and close, read
+    from its start: a chunk that opens inside one (a long docstring or a header's comment
+    block the chunker cut) cannot tell so from its own text."""
+
+    def __init__(self, text: str) -> None:
+        self.starts: list[int] = [0]
+        self.states: list[str] = [""]
+        state = ""
+        for m in _MARK.finditer(text):
+            mark = m.group(0)
+            if state == "" and mark != "*/" and (mark != "/*" or _opens_comment(text, m.start())):
+                state = mark
+            elif (state == "/*" and mark == "*/") or (state not in ("", "/*") and mark == state):
+                state = ""
+            else:
+                continue
+            self.starts.append(m.start())
+            self.states.append(state)
+
+    def at(self, pos: int) -> str:
+        """The mark ("/*", or a triple quote) of the comment or string offset `pos` of the
+        file is in; "" in code."""
+        return self.states[bisect.bisect_left(self.starts, pos) - 1] if pos > 0 else ""
 
 
-def prose_of_code(text: str, in_string: bool = False) -> str:
+def _opens_comment(text: str, at: int) -> bool:
+    """Whether the "/*" at `at` opens a comment: not inside a one-line string ("*/*.py")
+    or a line comment, and at a line's start or after a blank or the end of a statement."""
+    before = text[text.rfind("\n", 0, at) + 1:at]
+    return (not _quoted(before, len(before)) and not _COMMENTED.search(before)
+            and (not before.strip() or before[-1] in " \t;{}),"))
+
+
+def prose_of_code(text: str, opens_in: str = "") -> str:
     """The names of a chunk's definitions and the text of its comments and docstrings,
     one line each, then the compound names its statements use, as words (a call to
     `is_origin_allowed` says "is origin allowed"); '' when that is fewer than MIN_WORDS
-    words. `in_string`: the chunk opens
-    inside a triple-quoted string (inside_string)."""
+    words. `opens_in`: the string or comment the chunk opens inside (Regions.at)."""
     out: list[str] = []
     names: list[str] = []         # compound names the code uses: is_origin_allowed
-    in_block = False
+    in_string, in_block = opens_in in ('"""', "'''"), opens_in == "/*"
     for line in text.split("\n"):
         rest = line
         if in_block:

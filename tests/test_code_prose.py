@@ -77,6 +77,19 @@ def test_a_chunk_that_opens_inside_a_docstring_reads_it_as_prose():
     assert "VACUUM" not in last.embed and "into the archive" in last.embed
 
 
+def test_a_chunk_that_opens_inside_a_block_comment_reads_it_as_prose():
+    # zlib.h documents each function in a /* */ block longer than a chunk: the chunks cut
+    # from its middle are all comment (embedded as the compound names alone, they lost it)
+    body = "\n".join(f"    If flush is set to Z_MODE_{i}, pending output number {i} is written to the buffer."
+                     for i in range(40))
+    text = f"ZEXTERN int ZEXPORT deflate(z_streamp strm, int flush);\n/*\n{body}\n*/\n\nZEXTERN int inflate(z_streamp strm);\n"
+    chunks = chunk_document(parse_bytes(text.encode(), ext=".h", name="zlib.h"), file_name="zlib.h", chunk_words=60)
+    assert len(chunks) >= 3
+    inner = chunks[1]
+    assert "/*" not in inner.text and "pending output number" in inner.embed
+    assert "ZEXTERN" not in chunks[-1].embed
+
+
 def test_only_programs_are_embedded_by_their_prose():
     data = b'{"name": "localrag", "description": "an offline assistant for your own files"}\n'
     notes = b"# Notes\n\nThe offline assistant reads my files and answers my questions.\n"
