@@ -356,3 +356,44 @@ def test_a_parameter_whose_def_line_is_in_the_chunk_before_is_named_after_its_fu
                               leads=[field.before]).quotes
     named = [q.subject.text for q in quotes if q.subject is not None and ":param scope:" in q.subject.text]
     assert named and set(named) == {"prepare_refresh_token_request() :param scope:"}
+
+
+C_HEADER = """\
+	 * breaking the ABI. You should not touch these, because the names
+	 * of these variables may change.
+	 */
+	uint32_t reserved_int1;
+
+	/**
+	 * \\brief       Memory usage limit that should never be exceeded
+	 *
+	 * Decoder: If decompressing will need more than this amount of
+	 * memory even in the single-threaded mode, then lzma_code() will
+	 * return LZMA_MEMLIMIT_ERROR.
+	 */
+	uint64_t memlimit_stop;
+
+} lzma_mt;
+#define LZMA_PRESET_DEFAULT     UINT32_C(6) /* the default preset */
+"""
+
+
+def test_a_c_comment_block_reads_as_sentences_without_its_marks():
+    # a header's documentation: each gutter "*" had cut the comment into list items
+    # ("* breaking the ABI."), and declarations read as sentences (stop 48, ccode)
+    texts = [s.text for s in ex.sentence_spans(C_HEADER)]
+    assert "breaking the ABI." in texts
+    assert "You should not touch these, because the names of these variables may change." in texts
+    assert ("Decoder: If decompressing will need more than this amount of memory even in the "
+            "single-threaded mode, then lzma_code() will return LZMA_MEMLIMIT_ERROR.") in texts
+    assert not any(t.startswith(("*", "\\\\brief", "/")) or "*/" in t for t in texts)
+    assert not any("uint64_t memlimit_stop" in t or "lzma_mt;" in t or "#define" in t for t in texts)
+
+
+def test_globs_and_comment_syntax_in_prose_stay_as_written():
+    prose = ("Examples are in /usr/share/doc/*/examples and lib/internal/*/.js is internal.\n\n"
+             "A block comment begins with /* and extends to the matching occurrence of */.\n\n"
+             "/* multiline comment\n * with nesting: /* nested block comment */\n */\n")
+    texts = [s.text for s in ex.sentence_spans(prose)]
+    assert "Examples are in /usr/share/doc/*/examples and lib/internal/*/.js is internal." in texts
+    assert "A block comment begins with /* and extends to the matching occurrence of */." in texts

@@ -100,12 +100,15 @@ def _table_row(line: str) -> bool:
     return len(_CELL_GAP.findall(line)) >= 3
 
 
-def _blocks(text: str) -> list[tuple[int, str]]:
+def _blocks(text: str, code: frozenset[int] = frozenset(),
+            comment: frozenset[int] = frozenset()) -> list[tuple[int, str]]:
     """`text` cut at lines of markup (rules, directives, AsciiDoc "term::" lines and "+"
     continuations, definition-list terms, Markdown headings, table rows) and at shell-prompt
     lines ("$ git stash pop"), which would otherwise glue onto the sentence after them: a
     listing of commands with "# comments" read as one long sentence of prose and could be
-    quoted as one."""
+    quoted as one. `code`: numbers of lines that are C-family declarations or statements
+    (source_code.block_comments), cut as well; `comment`: lines inside a C-family comment,
+    prose, never cut as a statement or signature of code."""
     out, start, pos = [], 0, 0
     lines = text.split("\n")
     rows = [_table_row(line) for line in lines]
@@ -120,7 +123,8 @@ def _blocks(text: str) -> list[tuple[int, str]]:
                              or source_code.docstring_term(line, nxt, lines[n - 1] if n else "")
                              or (_heading_line(line) and not source_code.is_comment_line(lines, n))
                              or row or _numbered_title(lines, n) or _section_title(line)
-                             or signature > 0 or source_code.is_statement_line(line)):
+                             or (n not in comment and (signature > 0 or source_code.is_statement_line(line)))
+                             or n in code):
             if pos > start:
                 out.append((start, text[start:pos]))
             start = end + 1
@@ -133,9 +137,11 @@ def _blocks(text: str) -> list[tuple[int, str]]:
 def sentence_spans(text: str) -> list[Span]:
     """The sentences of `text` (lexical.split_sentences) with their offsets in `text`;
     lines of markup separate sentences and are not part of any. In code, a comment's "#"
-    marks and a docstring's quotes are no part of a sentence (source_code)."""
+    marks and a docstring's quotes are no part of a sentence (source_code), nor are a C
+    comment's marks (source_code.block_comments: "/*", "*/", the "*" gutter, "\\brief")."""
     out: list[Span] = []
-    for base, block in ((b + k, piece) for b, whole in _blocks(text)
+    text, code, comment = source_code.block_comments(text)
+    for base, block in ((b + k, piece) for b, whole in _blocks(text, code, comment)
                         for k, piece in source_code.comment_runs(whole)):
         for s in _sentences(_blank_quote_marks(block)):
             at = base + s.start

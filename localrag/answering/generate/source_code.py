@@ -397,3 +397,72 @@ def names_nothing(line: str) -> bool:
     indented = line[:1] in (" ", "\t")   # inside a function; a manual's grammar term ("if
     #                                     list then list [ elif list ... ] fi:") is at the margin
     return bool((indented and _CONTROL.match(line)) or _DIRECTIVE.match(line.strip()))
+
+
+_C_BLOCK_LINE = re.compile(r"^[ \t]*(?:/\*+!?|\*+/)[ \t]*$", re.M)
+_C_MARK = re.compile(r"/\*+!?|\*+/")
+_C_GUTTER = re.compile(r"^[ \t]*(\*)(?=[ \t]|$)")
+_DOXYGEN = re.compile(r"[\\@](?:brief|details|note|returns?|retval|sa|see|param(?:\[[a-z, ]+\])?)(?=[ \t]|$)")
+_C_CODE = re.compile(r"^[ \t]*(?:#[ \t]*[a-z]+\b.*|[}{].*|.*[;{][ \t]*(?://.*)?)$")
+"""A line of C-family code outside its comments: a preprocessor directive ("#\tdefine
+LZMA_CHECK_ID_MAX 15", "#include"), a line opening with a brace ("} lzma_mt;") or ending in
+";" or "{" ("uint64_t memlimit_stop;", "extern LZMA_API(lzma_ret) lzma_easy_encoder(...);")."""
+
+
+def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
+    """`text` with the marks of its C-family block comments ("/*", "/**", "*/", the "*"
+    gutter that opens each line inside one, a Doxygen "\\brief" or "@param") turned into
+    spaces of the same length, so that a comment reads as the sentences it holds (its
+    lines had been cut at each gutter, read as list items: "* breaking the ABI."), and the
+    numbers of the lines outside the comments that are code (_C_CODE), which no sentence
+    reads across, and of the lines in a comment, whose words are prose ("return
+    LZMA_MEMLIMIT_ERROR." ends a sentence there, no Python statement). A passage may open inside a comment (a header's long documentation
+    block cut by the chunker): a "*/" before any "/*" says so. Text without "*/" is
+    returned as it is, and so is text where no comment stands on lines of its own (a
+    line that is only "/*", "/**" or "*/"): a glob in prose ("/usr/share/doc/*/examples",
+    "lib/internal/*/.js") or a one-line comment in a manual's listing is no comment block."""
+    if "*/" not in text or not _C_BLOCK_LINE.search(text):
+        return text, frozenset(), frozenset()
+    first_close, first_open = text.find("*/"), text.find("/*")
+    inside = first_open < 0 or first_close < first_open
+    chars = list(text)
+    code: set[int] = set()
+    comment: set[int] = set()
+    pos = 0
+    for n, line in enumerate(text.split("\n")):
+        outside = not inside
+        if inside:
+            gutter = _C_GUTTER.match(line)
+            if gutter:
+                chars[pos + gutter.start(1)] = " "
+        k = 0
+        for m in _C_MARK.finditer(line):
+            if m.start() < k:
+                continue
+            mark = m.group(0)
+            if not inside and mark.startswith("/") and _opens_comment(line, m.start()):
+                inside = True
+            elif inside and mark.endswith("/"):
+                inside = False
+            else:
+                continue
+            chars[pos + m.start():pos + m.end()] = " " * (m.end() - m.start())
+            k = m.end()
+        if inside or not outside:
+            for m in _DOXYGEN.finditer(line):
+                chars[pos + m.start():pos + m.end()] = " " * (m.end() - m.start())
+        elif _C_CODE.match("".join(chars[pos:pos + len(line)])):
+            code.add(n)                  # (a comment on the line blanked: "#define X 6 /* ... */")
+        if inside or not outside:
+            comment.add(n)
+        pos += len(line) + 1
+    return "".join(chars), frozenset(code), frozenset(comment)
+
+
+def _opens_comment(line: str, at: int) -> bool:
+    """Whether the "/*" at `at` of `line` opens a comment: at the line's start, or after a
+    statement, a declaration or an #include ("int n; /* count */", "RED, /* red */");
+    not in a string, nor in prose ("the comment begins with /* and extends to ...")."""
+    before = line[:at]
+    return before.count('"') % 2 == 0 and (not before.strip() or bool(re.search(r"[;{}),>][ \t]*$", before)))
+
