@@ -397,3 +397,34 @@ def test_globs_and_comment_syntax_in_prose_stay_as_written():
     texts = [s.text for s in ex.sentence_spans(prose)]
     assert "Examples are in /usr/share/doc/*/examples and lib/internal/*/.js is internal." in texts
     assert "A block comment begins with /* and extends to the matching occurrence of */." in texts
+
+
+def test_gnu_style_comments_and_windows_of_a_comment_read_as_sentences():
+    # glibc's argp.h: "/* text" ... "text.  */", no mark on a line of its own; and a passage
+    # window in the middle of a Doxygen block, its "*/" at a line's end (stop 48, ccode)
+    gnu = ("/* The exit status that argp will use when exiting due to a parsing error.\n"
+           "   If not defined or set by the user program, this defaults to EX_USAGE from\n"
+           "   <sysexits.h>.  */\nextern error_t argp_err_exit_status;\n")
+    texts = [s.text for s in ex.sentence_spans(gnu)]
+    assert "The exit status that argp will use when exiting due to a parsing error." in texts
+    assert not any("/*" in t or "argp_err_exit_status" in t for t in texts)
+    window = ("   * Number of bytes of input stream already processed by a different instance.\n"
+              "   *\n   * @note It is important to configure all the encoder instances with same\n"
+              "   *       parameters (except this one), as @c 2 says.\n   */\n"
+              "  BROTLI_PARAM_STREAM_OFFSET = 9,\n  int rec_outbuf_height;  /* min recommended height */\n")
+    texts = [s.text for s in ex.sentence_spans(window)]
+    assert "Number of bytes of input stream already processed by a different instance." in texts
+    assert ("It is important to configure all the encoder instances with same parameters "
+            "(except this one), as 2 says.") in texts
+    assert not any(t.startswith("*") or "@" in t or "BROTLI_PARAM" in t or "rec_outbuf" in t for t in texts)
+
+
+def test_prose_beside_a_c_listing_keeps_its_sentences_whole():
+    # an R manual: prose lines that end in "," around a C example are no enum members
+    text = ("Do not hardcode -lgomp: not only is that specific to the GCC family of compilers,\n"
+            "using the correct linker flag often sets up the run-time path to the library.\n\n"
+            "#ifdef __GNUC__\n/*\n   Includes GCC, clang and Intel compilers\n */\n#include <string.h>\n#endif\n")
+    texts = [s.text for s in ex.sentence_spans(text)]
+    assert ("Do not hardcode -lgomp: not only is that specific to the GCC family of compilers, using "
+            "the correct linker flag often sets up the run-time path to the library.") in texts
+    assert not any(t.startswith("#") for t in texts)

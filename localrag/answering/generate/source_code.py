@@ -399,48 +399,59 @@ def names_nothing(line: str) -> bool:
     return bool((indented and _CONTROL.match(line)) or _DIRECTIVE.match(line.strip()))
 
 
-_C_BLOCK_LINE = re.compile(r"^[ \t]*(?:/\*+!?|\*+/)[ \t]*$", re.M)
+_C_BLOCK_LINE = re.compile(r"^[ \t]*(?:/\*+!?|\*+/)[ \t]*$|^[ \t]*/\*", re.M)
+_C_CLOSE_EOL = re.compile(r"\*+/[ \t]*$", re.M)
 _C_MARK = re.compile(r"/\*+!?|\*+/")
 _C_GUTTER = re.compile(r"^[ \t]*(\*)(?=[ \t]|$)")
-_DOXYGEN = re.compile(r"[\\@](?:brief|details|note|returns?|retval|sa|see|param(?:\[[a-z, ]+\])?)(?=[ \t]|$)")
-_C_CODE = re.compile(r"^[ \t]*(?:#[ \t]*[a-z]+\b.*|[}{].*|.*[;{][ \t]*(?://.*)?)$")
+_DOXYGEN = re.compile(r"[\\@](?:brief|details|note|warning|attention|deprecated|since|file|returns?|retval|"
+                      r"sa|see|pre|post|throws?|exception|tparam|param(?:\[[a-z, ]+\])?|[cpabe]|ref)(?=[ \t]|$)")
+_C_CODE = re.compile(r"^[ \t]*(?:#[ \t]*[a-z]+\b.*|[}{].*|.*[;{][ \t]*|"
+                     r"[A-Za-z_]\w*(?:[ \t]*=[ \t]*[^,\s]+)?,[ \t]*)$")
 """A line of C-family code outside its comments: a preprocessor directive ("#\tdefine
 LZMA_CHECK_ID_MAX 15", "#include"), a line opening with a brace ("} lzma_mt;") or ending in
-";" or "{" ("uint64_t memlimit_stop;", "extern LZMA_API(lzma_ret) lzma_easy_encoder(...);")."""
+";" or "{" ("uint64_t memlimit_stop;"), an enum's member ("BROTLI_PARAM_NDIRECT = 8,"). A
+line of prose may end in "," ("... specific to the GCC family of compilers,"): only a
+member's one name (and value) before it makes it code."""
 
 
 def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
     """`text` with the marks of its C-family block comments ("/*", "/**", "*/", the "*"
-    gutter that opens each line inside one, a Doxygen "\\brief" or "@param") turned into
-    spaces of the same length, so that a comment reads as the sentences it holds (its
-    lines had been cut at each gutter, read as list items: "* breaking the ABI."), and the
-    numbers of the lines outside the comments that are code (_C_CODE), which no sentence
-    reads across, and of the lines in a comment, whose words are prose ("return
-    LZMA_MEMLIMIT_ERROR." ends a sentence there, no Python statement). A passage may open inside a comment (a header's long documentation
-    block cut by the chunker): a "*/" before any "/*" says so. Text without "*/" is
-    returned as it is, and so is text where no comment stands on lines of its own (a
-    line that is only "/*", "/**" or "*/"): a glob in prose ("/usr/share/doc/*/examples",
-    "lib/internal/*/.js") or a one-line comment in a manual's listing is no comment block."""
-    if "*/" not in text or not _C_BLOCK_LINE.search(text):
+    gutter that opens each line inside one, a Doxygen "\\brief", "@param" or "@c") turned
+    into spaces of the same length, so that a comment reads as the sentences it holds (its
+    lines had been cut at each gutter, read as list items: "* breaking the ABI."); the
+    numbers of the lines outside the comments that are code (_C_CODE: what is left of the
+    line without its comments), which no sentence reads across; and of the lines in a
+    comment, whose words are prose ("return LZMA_MEMLIMIT_ERROR." ends a sentence there, no
+    Python statement). A passage may open inside a comment (a header's long documentation
+    block cut by the chunker, or a window of it): a "*/" that ends a line before any "/*"
+    opens one says so. Only text with a "*/" at a line's end, and a comment's mark at a
+    line's start or two lines of gutter, is read so: a glob in prose
+    ("/usr/share/doc/*/examples", "/opt/*/man") or "a comment begins with /* and ..." is no
+    comment."""
+    close = _C_CLOSE_EOL.search(text)
+    if close is None or not (_C_BLOCK_LINE.search(text) or len(_C_GUTTER_LINES.findall(text)) >= 2):
         return text, frozenset(), frozenset()
-    first_close, first_open = text.find("*/"), text.find("/*")
-    inside = first_open < 0 or first_close < first_open
+    opener = next((m for m in re.finditer(r"/\*", text)
+                   if _opens_comment(text[text.rfind("\n", 0, m.start()) + 1:m.end()], m.start()
+                                     - text.rfind("\n", 0, m.start()) - 1)), None)
+    inside = opener is None or close.start() < opener.start()
     chars = list(text)
     code: set[int] = set()
     comment: set[int] = set()
     pos = 0
     for n, line in enumerate(text.split("\n")):
-        outside = not inside
+        was_inside = inside
         if inside:
             gutter = _C_GUTTER.match(line)
             if gutter:
                 chars[pos + gutter.start(1)] = " "
-        k = 0
+        k, rest = 0, []               # rest: the line's code, outside its comments
         for m in _C_MARK.finditer(line):
             if m.start() < k:
                 continue
             mark = m.group(0)
             if not inside and mark.startswith("/") and _opens_comment(line, m.start()):
+                rest.append(line[k:m.start()])
                 inside = True
             elif inside and mark.endswith("/"):
                 inside = False
@@ -448,15 +459,20 @@ def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
                 continue
             chars[pos + m.start():pos + m.end()] = " " * (m.end() - m.start())
             k = m.end()
-        if inside or not outside:
+        if not inside:
+            rest.append(line[k:])
+        if was_inside or inside:
+            comment.add(n)
             for m in _DOXYGEN.finditer(line):
                 chars[pos + m.start():pos + m.end()] = " " * (m.end() - m.start())
-        elif _C_CODE.match("".join(chars[pos:pos + len(line)])):
-            code.add(n)                  # (a comment on the line blanked: "#define X 6 /* ... */")
-        if inside or not outside:
-            comment.add(n)
+        code_part = "".join(rest)
+        if code_part.strip() and _C_CODE.match(code_part):
+            code.add(n)
         pos += len(line) + 1
-    return "".join(chars), frozenset(code), frozenset(comment)
+    return "".join(chars), frozenset(code), frozenset(comment - code)
+
+
+_C_GUTTER_LINES = re.compile(r"^[ \t]*\*(?:[ \t]|$)", re.M)
 
 
 def _opens_comment(line: str, at: int) -> bool:
