@@ -7,6 +7,7 @@ these was quoted wrongly and judged noise by annotators."""
 from __future__ import annotations
 
 from localrag.answering.generate import extract as ex
+from localrag.answering.generate import source_code
 from localrag.answering.generate.source_code import is_statement_line
 
 VALIDATOR = '''class RequestValidator:
@@ -428,3 +429,43 @@ def test_prose_beside_a_c_listing_keeps_its_sentences_whole():
     assert ("Do not hardcode -lgomp: not only is that specific to the GCC family of compilers, using "
             "the correct linker flag often sets up the run-time path to the library.") in texts
     assert not any(t.startswith("#") for t in texts)
+
+
+ZLIB_STYLE = """\
+ZEXTERN int ZEXPORT deflateInit2 OF((z_streamp strm,
+                                     int  level,
+                                     int  windowBits));
+/*
+     Add 16 to windowBits to write a simple gzip header and trailer around the
+   compressed data instead of a zlib wrapper.
+*/
+
+/**
+ * \\brief       Calculate approximate memory usage of easy encoder
+ *
+ * This function is a wrapper for the raw encoder's estimate.
+ */
+extern LZMA_API(uint64_t) lzma_easy_encoder_memusage(uint32_t preset)
+\t\tlzma_nothrow lzma_attr_pure;
+
+/* If defined or set by the user program to a non-zero value, then a default
+   option --version is added, which will print this string.  */
+extern const char *argp_program_version;
+"""
+
+
+def test_a_c_comment_is_named_after_the_declaration_it_describes():
+    # the sentence said what a function does, not which one: annotators judged such quotes
+    # only partly answering (stop 48, ccode). zlib puts the prototype above its comment,
+    # Doxygen and GNU the declaration under it
+    named = {s.text: ex.subject_of(ZLIB_STYLE, s) for s in ex.sentence_spans(ZLIB_STYLE)}
+    by_start = {t[:20]: (n.text if n else None) for t, n in named.items()}
+    assert by_start["Add 16 to windowBits"] == "deflateInit2()"
+    assert by_start["This function is a w"] == "lzma_easy_encoder_memusage()"
+    assert by_start["If defined or set by"] == "argp_program_version"
+    # a sentence that says the name itself is not named again
+    text = "/*\n   deflate() returns Z_OK on success.\n*/\nZEXTERN int ZEXPORT deflate OF((z_streamp strm));\n"
+    assert all(ex.subject_of(text, s) is None for s in ex.sentence_spans(text))
+    assert source_code._declared_name("extern void (XMLCALL *XML_StartElementHandler)(void *userData,") \
+        == "XML_StartElementHandler"
+    assert source_code._declared_name("#ifndef LZMA_H_INTERNAL") is None

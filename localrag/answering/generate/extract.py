@@ -604,7 +604,11 @@ def subject_of(text: str, span: Span, lead: str = "") -> Span | None:
     indented description has its term all the same (_description_term). A docstring's
     parameter (a ":param x:" field, numpydoc's "x : int") is named after its function
     (_owner), looked up in `lead`, the file's text right before the passage, when the
-    passage opens inside that docstring."""
+    passage opens inside that docstring. A sentence of a C-family comment is named after
+    the declaration beside the comment (source_code.c_subject)."""
+    declared = source_code.c_subject(text, span.start) if "*/" in text else None
+    if declared is not None:
+        return None if _names_itself(declared[2], span.text) else Span(*declared)
     opening = _paragraph_opening(text, span)
     field = source_code.field_at(text, opening)
     if field is not None:                # ":param include_client_id:" opens its description,

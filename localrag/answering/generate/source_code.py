@@ -16,6 +16,7 @@ before (tests/test_code_quotes.py lists prose that looks alike).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from localrag.answering.label.units import indent_width
 
@@ -414,6 +415,7 @@ line of prose may end in "," ("... specific to the GCC family of compilers,"): o
 member's one name (and value) before it makes it code."""
 
 
+@lru_cache(maxsize=64)       # a passage's sentences and each of their subjects read it
 def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
     """`text` with the marks of its C-family block comments ("/*", "/**", "*/", the "*"
     gutter that opens each line inside one, a Doxygen "\\brief", "@param" or "@c") turned
@@ -481,4 +483,76 @@ def _opens_comment(line: str, at: int) -> bool:
     not in a string, nor in prose ("the comment begins with /* and extends to ...")."""
     before = line[:at]
     return before.count('"') % 2 == 0 and (not before.strip() or bool(re.search(r"[;{}),>][ \t]*$", before)))
+
+
+_C_WORDS = frozenset("""extern static const volatile unsigned signed int long short char void float
+double struct union enum typedef inline register auto bool define""".split())
+MAX_DECLARATION_LINES = 6
+
+
+def c_subject(text: str, at: int) -> tuple[int, int, str] | None:
+    """The declaration a C-family comment holding offset `at` describes (block_comments),
+    as (start, end, name): the one right under the comment (Doxygen and GNU write it there:
+    "`lzma_easy_encoder()`", "`argp_program_version`"), else the one right above it (zlib
+    writes a function's prototype, then its comment: "`deflateInit2()`"). A comment's
+    sentence said what a function does without saying which ("Add 16 to windowBits to
+    write a simple gzip header ..."); annotators judged such quotes only partly answering
+    (stop 48, ccode). None outside a comment or without a declaration beside it."""
+    blanked, code, comment = block_comments(text)
+    n = text.count("\n", 0, at)
+    if n not in comment:
+        return None
+    lines = text.split("\n")
+    first, last = n, n
+    while first - 1 in comment:
+        first -= 1
+    while last + 1 in comment:
+        last += 1
+    found = None
+    if last + 1 < len(lines) and lines[last + 1].strip() and last + 1 not in comment:
+        k = last + 1                     # under it: up to the line that ends the declaration
+        while k < min(len(lines), last + 1 + MAX_DECLARATION_LINES) and k not in code and lines[k].strip():
+            k += 1
+        if k in code:
+            found = (last + 1, k)
+    if found is None and first > 0 and first - 1 in code:
+        k = first - 1                    # above it: up from the line that ends it
+        while k - 1 >= 0 and k - 1 not in code and k - 1 not in comment and lines[k - 1].strip() \
+                and first - k < MAX_DECLARATION_LINES:
+            k -= 1
+        found = (k, first - 1)
+    if found is None:
+        return None
+    name = _declared_name(" ".join(lines[found[0]:found[1] + 1]))
+    if name is None or len(name.rstrip("()")) < 3:
+        return None                      # "SEXP s, t;" in a manual's listing names nothing
+    start = sum(len(x) + 1 for x in lines[:found[0]])
+    start += len(lines[found[0]]) - len(lines[found[0]].lstrip())
+    end = sum(len(x) + 1 for x in lines[:found[1]]) + len(lines[found[1]])
+    return start, end, name
+
+
+def _declared_name(declaration: str) -> str | None:
+    """What a C declaration declares: a function's name with "()" ("extern
+    LZMA_API(lzma_ret) lzma_easy_encoder(uint32_t preset, ...)", zlib's "ZEXTERN int ZEXPORT
+    deflateInit2 OF((z_streamp strm, ...));"), a macro's, a variable's, a field's or an enum
+    member's name."""
+    d = declaration.split("//")[0]
+    m = re.match(r"^\s*#\s*(\w+)\s+([A-Za-z_]\w*)", d)
+    if m or d.lstrip().startswith("#"):  # a macro's name; "#ifndef X", "#include" name nothing
+        return m.group(2) if m and m.group(1) == "define" else None
+    pointer = re.search(r"\(\s*(?:[A-Z][A-Z0-9_]*\s+)?\*\s*([A-Za-z_]\w*)\s*\)\s*\(", d)
+    if pointer:                                                # a function pointer's name
+        return pointer.group(1)
+    d = re.sub(r"\b[A-Z][A-Z0-9_]*\s*\(\s*\(.*", " (", d)   # zlib's OF((...)): a prototype
+    d = re.sub(r"\b[A-Z][A-Z0-9_]*\s*\([^()]*\)", " ", d)       # LZMA_API(lzma_ret)
+    m = re.search(r"([A-Za-z_]\w*)\s*\(", d)
+    if m and m.group(1) not in _C_WORDS:
+        return m.group(1) + "()"
+    head = re.split(r"[=\[;{,]", d)[0]
+    names = [w for w in re.findall(r"[A-Za-z_]\w*", head) if w not in _C_WORDS]
+    plain = [w for w in names if not re.fullmatch(r"[A-Z][A-Z0-9_]*", w)]
+    if plain:
+        return plain[-1]
+    return names[-1] if len(names) == 1 else None
 
