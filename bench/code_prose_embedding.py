@@ -19,11 +19,16 @@ holding the key phrase) in the top 5:
   vector: "one vector";
 - prose first: the prose, then the text (one embedding; the embedder's window cuts the
   text where it overflows).
+- indexer's: what the index embeds since stop 48 (indexer/code_prose.py: definitions'
+  names, comments and docstrings, the compound names of the statements as words; the
+  text where that has fewer than 8 words), with the string and comment regions read from
+  the file (code_prose.Regions).
 
 With --fused, the shipped search (fusion with BM25, the relevance model's second stage,
 feedback) runs on a copy of the bench index whose stored vectors are replaced by the
-prose or prose-first ones (the HNSW file rebuilt from them), against the index as built,
-for the natural questions and the exact lookups.
+raw (the text, as embedded before stop 48), prose, prose-first or indexer's ones (the HNSW
+file rebuilt from them), against the index as built, for the natural questions and the
+exact lookups. Corpora: pycode, pycode2, ccode (C headers), ccode2.
 """
 
 from __future__ import annotations

@@ -45,6 +45,10 @@ Corpora are public documentation installed from Debian packages:
   libexpat1-dev, libbz2-dev, libjpeg62-turbo-dev, libc6-dev's argp.h; 25 `.h` files, about
   13,000 lines, doc comments in /* */ and /** */); questions written by an annotator
   session from the headers before anything was measured on them.
+- ccode2 (held out, stop 48, for checking the C comment rules written from ccode's answers):
+  six more headers of four libraries (libpng-dev's png.h, libgcrypt20-dev's gcrypt.h,
+  libgnutls28-dev's gnutls.h, libfreetype-dev's freetype.h, ftoutln.h and ftglyph.h; about
+  15,200 lines); questions written by another annotator session.
 - pycode2 (held out, stop 44, for checking the code rules chosen on pycode): six small Python
   projects side by side (PyJWT, httplib2, argcomplete, lazr.restfulclient, wadllib, yq as
   Debian installs them under `/usr/lib/python3/dist-packages`, 48 `.py` files with their
@@ -89,6 +93,8 @@ CODE_ROOT = Path("/usr/lib/python3/dist-packages/oauthlib")   # python3-oauthlib
 CODE2_ROOT = Path("/usr/lib/python3/dist-packages")            # six small packages side by side
 CODE2_PACKAGES = ("jwt", "httplib2", "argcomplete", "lazr/restfulclient", "wadllib", "yq")
 CCODE_ROOT = Path("/usr/include")
+CCODE2_FILES = ("png.h", "gcrypt.h", "gnutls/gnutls.h", "freetype2/freetype/freetype.h",
+                "freetype2/freetype/ftoutln.h", "freetype2/freetype/ftglyph.h")
 CCODE_FILES = ("lzma.h", "lzma/*.h", "zlib.h", "brotli/*.h", "yaml.h", "expat.h", "bzlib.h", "jpeglib.h",
                "argp.h")
 GNUPDF_FILES = ("gnuplot/gnuplot.pdf", "octave/octave.pdf", "asymptote/asymptote.pdf")
@@ -97,7 +103,7 @@ TRAINING_ONLY = ("rust", "vim")    # labelled for training the relevance model; 
 ROLE_RULE_ONLY = ("zsh",)          # judged answers for choosing the answer-role rule
 SITES = ("flask",)                 # a documentation site indexed whole (its generated files too)
 PDFS = ("rpdf", "gnupdf")          # typeset PDFs: a person's papers and manuals (held out: stops 42, 43)
-CODE = ("pycode", "pycode2", "ccode")   # source code (held out: stops 44, 48)
+CODE = ("pycode", "pycode2", "ccode", "ccode2")   # source code (held out: stops 44, 48)
 NOTES_ONLY = ("mdnotes", "mdnotes2")          # list-item answers in Markdown notes (bench/markdown_notes.py)
 LANGUAGES = ("debref-ja", "debref-de", "debref-zh-cn", "debref-fr")   # the Debian Reference translated
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
@@ -170,6 +176,8 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
         return Corpus(name, CODE2_ROOT, sorted(p for d in CODE2_PACKAGES for p in (CODE2_ROOT / d).rglob("*.py")))
     if name == "ccode":    # C libraries' documented headers, as their -dev packages install them
         return Corpus(name, CCODE_ROOT, sorted(p for g in CCODE_FILES for p in CCODE_ROOT.glob(g)))
+    if name == "ccode2":   # four more libraries' headers: the held-out check of ccode's C rules
+        return Corpus(name, CCODE_ROOT, sorted(CCODE_ROOT / f for f in CCODE2_FILES))
     if name in NOTES_ONLY:
         from markdown_notes import SETS, build, folder_of
 

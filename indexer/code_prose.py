@@ -44,8 +44,6 @@ _GUTTER = re.compile(r"^[ \t]*\*(?!/)[ \t]?")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 _COMPOUND = re.compile(r"\b[A-Za-z]+(?:_[A-Za-z]+)+\b|\b[a-z]+(?:[A-Z][a-z]+)+\b")
 _PRAGMA = re.compile(r"-\*-.*-\*-|^(?:noqa|type:|pylint:|fmt:|vim?:|eslint|prettier-|@ts-|NOLINT)|^!")
-
-
 _COMMENTED = re.compile(r"(?:^|\s)(?:#|//)\s")     # "# see /* below": in a line comment
 _MARK = re.compile(r"\"\"\"|'''|/\*|\*/")
 

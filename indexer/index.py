@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from indexer.chunker import chunking_signature, code_only_change
+from indexer.code_prose import DATA_EXT
 from indexer.doc_builds import DocBuilds
 from indexer.embedder import Embedder
 from indexer.errors import IndexerError
 from indexer.lock import WriterLock
 from indexer.options import IndexOptions
-from indexer.code_prose import DATA_EXT
 from indexer.parsers import parser_name
 from indexer.reasons import KINDS, is_valid_name, label, printable
 from indexer.records import (FileProblem, IndexProgress, IndexReport, IndexStatus, Passage,
