@@ -43,6 +43,9 @@ def main() -> None:
     ap.add_argument("--no-list-items", action="store_true",
                     help="list items without a sentence end never quoted (extract.QUOTE_LIST_ITEMS "
                          "off: the candidates before they were), for a side-by-side")
+    ap.add_argument("--no-c-comments", action="store_true",
+                    help="C-family comments read as plain text, as before stop 48 "
+                         "(source_code.READ_C_COMMENTS off), for a side-by-side")
     ap.add_argument("--tag", default="", help="a round's name: answers-<corpus>-<tag>.jsonl "
                     "(an earlier round's file and its judgements stay as they are)")
     ap.add_argument("--index-tag", default="", help="the bench index to answer from, "
@@ -61,6 +64,10 @@ def main() -> None:
         from localrag.answering.generate import extract
 
         extract.QUOTE_LIST_ITEMS = False
+    if args.no_c_comments:
+        from localrag.answering.generate import source_code
+
+        source_code.READ_C_COMMENTS = False
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     for name in args.corpora.split(","):
         qs = questions(corpus(name), "natural")[args.skip:]

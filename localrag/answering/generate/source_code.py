@@ -400,6 +400,11 @@ def names_nothing(line: str) -> bool:
     return bool((indented and _CONTROL.match(line)) or _DIRECTIVE.match(line.strip()))
 
 
+READ_C_COMMENTS = True
+"""Whether C-family comments are read as C (block_comments, c_subject); False reads them
+as plain text, as before stop 48 (scripts/record_answers_for_judging.py --no-c-comments,
+set before any passage is read: block_comments keeps what it read)."""
+
 _C_BLOCK_LINE = re.compile(r"^[ \t]*(?:/\*+!?|\*+/)[ \t]*$|^[ \t]*/\*", re.M)
 _C_CLOSE_EOL = re.compile(r"\*+/[ \t]*$", re.M)
 _C_MARK = re.compile(r"/\*+!?|\*+/")
@@ -430,7 +435,7 @@ def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
     line's start or two lines of gutter, is read so: a glob in prose
     ("/usr/share/doc/*/examples", "/opt/*/man") or "a comment begins with /* and ..." is no
     comment."""
-    close = _C_CLOSE_EOL.search(text)
+    close = _C_CLOSE_EOL.search(text) if READ_C_COMMENTS else None
     if close is None or not (_C_BLOCK_LINE.search(text) or len(_C_GUTTER_LINES.findall(text)) >= 2):
         return text, frozenset(), frozenset()
     opener = next((m for m in re.finditer(r"/\*", text)
