@@ -553,6 +553,10 @@ def _declared_name(declaration: str) -> str | None:
     d = re.sub(r"\b[A-Z][A-Z0-9_]*\s*\([^()]*\)", " ", d)       # LZMA_API(lzma_ret)
     m = re.search(r"([A-Za-z_]\w*)\s*\(", d)
     if m and m.group(1) not in _C_WORDS:
+        if re.fullmatch(r"[A-Z][A-Z0-9_]*", m.group(1)):
+            return None                  # a wrapper macro around the declaration, libpng's
+            #                              "PNG_EXPORT(1, png_uint_32, png_sig_cmp, (...))":
+            #                              its name is no function's (ccode2, stop 48)
         return m.group(1) + "()"
     head = re.split(r"[=\[;{,]", d)[0]
     names = [w for w in re.findall(r"[A-Za-z_]\w*", head) if w not in _C_WORDS]
