@@ -476,3 +476,17 @@ def test_a_wrapper_macro_is_never_the_name_of_a_declaration():
     # judged wrong by three annotators (stop 48, ccode2); nothing is better than a wrong name
     assert source_code._declared_name("PNG_EXPORT(2, int, png_sig_cmp, (png_const_bytep sig, size_t start,") is None
     assert source_code._declared_name("extern LZMA_API(lzma_ret) lzma_easy_encoder(") == "lzma_easy_encoder()"
+
+
+def test_a_window_inside_one_long_comment_reads_without_its_gutters():
+    # FreeType's comments run over several chunks: a passage with no end of the comment in
+    # it, only its "*" gutters (stop 48, ccode2); a Markdown list has no empty items
+    window = ("   * @description:\n   *   A list of bit field constants for @FT_Load_Glyph to indicate what kind\n"
+              "   *   of operations to perform during glyph loading.\n   *\n   * @values:\n   *   FT_LOAD_DEFAULT ::\n"
+              "   *     Corresponding to~0, this value is used as the default glyph load\n   *     operation.\n   *\n"
+              "   *   FT_LOAD_NO_SCALE ::\n   *     Don't scale the loaded outline glyph but keep it in font units.\n   *\n")
+    texts = [s.text for s in ex.sentence_spans(window)]
+    assert "Don't scale the loaded outline glyph but keep it in font units." in texts
+    assert not any(t.startswith("*") for t in texts)
+    notes = "* milk\n* eggs and two loaves of bread for the weekend\n* call the plumber about the kitchen sink\n"
+    assert [s.text for s in ex.sentence_spans(notes)][1].startswith("* eggs")

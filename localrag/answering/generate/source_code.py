@@ -435,13 +435,20 @@ def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
     line's start or two lines of gutter, is read so: a glob in prose
     ("/usr/share/doc/*/examples", "/opt/*/man") or "a comment begins with /* and ..." is no
     comment."""
-    close = _C_CLOSE_EOL.search(text) if READ_C_COMMENTS else None
-    if close is None or not (_C_BLOCK_LINE.search(text) or len(_C_GUTTER_LINES.findall(text)) >= 2):
+    if not READ_C_COMMENTS:
         return text, frozenset(), frozenset()
-    opener = next((m for m in re.finditer(r"/\*", text)
-                   if _opens_comment(text[text.rfind("\n", 0, m.start()) + 1:m.end()], m.start()
-                                     - text.rfind("\n", 0, m.start()) - 1)), None)
-    inside = opener is None or close.start() < opener.start()
+    close = _C_CLOSE_EOL.search(text)
+    if close is None:                    # a window inside one long comment: its gutters
+        inside = _all_gutter(text)       # alone say so
+        if not inside:
+            return text, frozenset(), frozenset()
+    elif not (_C_BLOCK_LINE.search(text) or len(_C_GUTTER_LINES.findall(text)) >= 2):
+        return text, frozenset(), frozenset()
+    else:
+        opener = next((m for m in re.finditer(r"/\*", text)
+                       if _opens_comment(text[text.rfind("\n", 0, m.start()) + 1:m.end()], m.start()
+                                         - text.rfind("\n", 0, m.start()) - 1)), None)
+        inside = opener is None or close.start() < opener.start()
     chars = list(text)
     code: set[int] = set()
     comment: set[int] = set()
@@ -480,6 +487,16 @@ def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
 
 
 _C_GUTTER_LINES = re.compile(r"^[ \t]*\*(?:[ \t]|$)", re.M)
+_C_EMPTY_GUTTER = re.compile(r"^[ \t]*\*[ \t]*$", re.M)
+
+
+def _all_gutter(text: str) -> bool:
+    """Whether `text` lies inside one C comment, none of its ends in it: every line with
+    words opens with the "*" gutter, and at least three lines are the gutter alone (a
+    Markdown list has no empty items; FreeType's comments run over many chunks)."""
+    lines = [x for x in text.split("\n") if x.strip()]
+    return (len(_C_EMPTY_GUTTER.findall(text)) >= 3
+            and sum(bool(_C_GUTTER.match(x)) for x in lines) >= len(lines) - 1)
 
 
 def _opens_comment(line: str, at: int) -> bool:
