@@ -20,6 +20,8 @@ from __future__ import annotations
 import bisect
 import re
 
+from indexer.parse_text import DEF_LINE
+
 # Formats read by the code parser that are data, not programs: their keys and values
 # are what a question meets, and a comment here and there is no summary of them.
 DATA_EXT = frozenset({
@@ -32,9 +34,6 @@ MIN_WORDS = 8
 """A chunk with fewer words of prose than this is embedded as it is (a block of bare code:
 a few names would say less than its statements)."""
 
-_DEF = re.compile(
-    r"^[ \t]*(?:export\s+|pub(?:\([^)]*\))?\s+|public\s+|private\s+|static\s+|async\s+)*"
-    r"(def|class|function|func|fn|interface|struct|impl|trait|module|enum)\s+([A-Za-z_$][\w$]*)")
 _LINE_COMMENT = re.compile(r"^[ \t]*(?:#+|//+!?|--|;+)(?=[ \t]|$)[ \t]*(.*)$")
 _TRAILING = re.compile(r"[ \t]#[ \t]+(\S.*)$|[;{}][ \t]*//[ \t]+(\S.*)$")   # not Python's a // b
 _TRIPLE = re.compile(r"\"\"\"|'''")
@@ -113,9 +112,9 @@ def prose_of_code(text: str, opens_in: str = "") -> str:
             rest = " ".join(code_parts)
             if not rest.strip():
                 continue
-        m = _DEF.match(rest)
+        m = DEF_LINE.match(rest)
         if m:
-            out.append(f"{m.group(1)} {m.group(2)}")
+            out.append(f"{m.group('kind')} {m.group('name')}")
         else:
             names.extend(n for n in _COMPOUND.findall(rest) if n not in names)
         m = _LINE_COMMENT.match(rest)

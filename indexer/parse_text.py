@@ -98,10 +98,12 @@ def parse_rst(text: str, *, overlines: bool = True) -> ParsedDoc:
     return ParsedDoc(text, blocks)
 
 
-_DEF = re.compile(
+DEF_LINE = re.compile(
     r"^(?P<indent>[ \t]*)(?:export\s+|pub(?:\([^)]*\))?\s+|public\s+|private\s+|static\s+|async\s+)*"
-    r"(?:def|class|function|func|fn|interface|struct|impl|trait|module|enum)\s+(?P<name>[A-Za-z_$][\w$]*)"
+    r"(?P<kind>def|class|function|func|fn|interface|struct|impl|trait|module|enum)\s+(?P<name>[A-Za-z_$][\w$]*)"
 )
+"""A definition's first line in most languages (its keyword and name): parse_code's headings,
+and the names code_prose embeds."""
 
 
 def parse_code(text: str) -> ParsedDoc:
@@ -112,7 +114,7 @@ def parse_code(text: str) -> ParsedDoc:
     for para in paragraphs(text, kind="code"):
         line_start = text.rfind("\n", 0, para.start) + 1   # keep the indentation
         first_line = text[line_start:para.end].split("\n", 1)[0]
-        m = _DEF.match(first_line)
+        m = DEF_LINE.match(first_line)
         if m and len(m.group("indent").expandtabs(4)) <= 4:
             level = 1 if not m.group("indent") else 2
             path = set_heading(stack, level, m.group("name"))

@@ -435,7 +435,7 @@ def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
     line's start or two lines of gutter, is read so: a glob in prose
     ("/usr/share/doc/*/examples", "/opt/*/man") or "a comment begins with /* and ..." is no
     comment."""
-    if not READ_C_COMMENTS:
+    if not READ_C_COMMENTS or "*" not in text:   # every passage comes here: most have no "*"
         return text, frozenset(), frozenset()
     close = _C_CLOSE_EOL.search(text)
     if close is None:                    # a window inside one long comment: its gutters
@@ -494,9 +494,10 @@ def _all_gutter(text: str) -> bool:
     """Whether `text` lies inside one C comment, none of its ends in it: every line with
     words opens with the "*" gutter, and at least three lines are the gutter alone (a
     Markdown list has no empty items; FreeType's comments run over many chunks)."""
+    if len(_C_EMPTY_GUTTER.findall(text)) < 3:
+        return False
     lines = [x for x in text.split("\n") if x.strip()]
-    return (len(_C_EMPTY_GUTTER.findall(text)) >= 3
-            and sum(bool(_C_GUTTER.match(x)) for x in lines) >= len(lines) - 1)
+    return sum(bool(_C_GUTTER.match(x)) for x in lines) >= len(lines) - 1
 
 
 def _opens_comment(line: str, at: int) -> bool:
