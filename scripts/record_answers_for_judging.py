@@ -46,6 +46,9 @@ def main() -> None:
     ap.add_argument("--no-c-comments", action="store_true",
                     help="C-family comments read as plain text, as before stop 48 "
                          "(source_code.READ_C_COMMENTS off), for a side-by-side")
+    ap.add_argument("--no-lead-ins", action="store_true",
+                    help="list items read and shown without the sentence that introduces their "
+                         "list (extract.READ_LEAD_INS off), as before stop 49, for a side-by-side")
     ap.add_argument("--tag", default="", help="a round's name: answers-<corpus>-<tag>.jsonl "
                     "(an earlier round's file and its judgements stay as they are)")
     ap.add_argument("--index-tag", default="", help="the bench index to answer from, "
@@ -64,6 +67,10 @@ def main() -> None:
         from localrag.answering.generate import extract
 
         extract.QUOTE_LIST_ITEMS = False
+    if args.no_lead_ins:
+        from localrag.answering.generate import extract as _extract
+
+        _extract.READ_LEAD_INS = False
     if args.no_c_comments:
         from localrag.answering.generate import source_code
 
@@ -97,8 +104,10 @@ def main() -> None:
                     units.append(dict(
                         # a quote with its subject (the term line it describes) reads as shown:
                         # the line as inline code, then the sentence, one unit
-                        unit=i + 1, text=(f"{inline_code(seg.subject)} {seg.text}" if seg.subject
-                                          else seg.text), kind=seg.kind, origin=seg.origin, role=seg.role,
+                        # (a list item after the sentence that introduces its list)
+                        unit=i + 1, text=((f"{inline_code(seg.subject)} " if seg.subject else "")
+                                          + (f"{seg.lead} " if seg.lead else "") + seg.text),
+                        kind=seg.kind, origin=seg.origin, role=seg.role,
                         mark=segment_symbol(seg), label=seg.label,
                         shown_as_answer=seg.role == "answer" and LABEL_SYMBOL[seg.label] == "✔",
                         file=p.path[len(docs):] if p is not None and p.path.startswith(docs) else None,

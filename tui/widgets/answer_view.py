@@ -277,6 +277,8 @@ class SegmentLine(Vertical, can_focus=True):
         """What `c` copies: the sentence or list item as written (a quote after the term
         line it describes, when it has one)."""
         text = self.segment.text.strip()
+        if self.segment.lead:
+            text = f"{self.segment.lead.strip()}\n{text}"
         return f"{self.segment.subject.strip()}\n{text}" if self.segment.subject else text
 
     def action_open_source(self) -> None:

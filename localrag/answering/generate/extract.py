@@ -278,6 +278,8 @@ class Quote:
                         # with the chosen one so it can be read (reading_context)
     subject: Span | None = None   # the term or signature line the sentence describes
                                   # (subject_of), quoted before it as code
+    intro: Span | None = None     # the sentence that introduces the list the quote is an
+                                  # item of (list_lead_in), shown before it
     answers: float | None = None  # the probability that it answers the question: the
                                   # relevance model's with the scorer's and more signals
                                   # (ANSWER_COMBINATION, answer_probabilities; None: no
@@ -947,6 +949,62 @@ def whole_list_item(text: str, span: Span) -> bool:
     return len(words) >= MIN_ITEM_WORDS and sum(bool(re.fullmatch(r"[^\W\d_]{2,}", w)) for w in words) >= 2
 
 
+READ_LEAD_INS = True
+"""Whether a list item is read with the sentence that introduces its list (list_lead_in):
+by the relevance model and shown before the quote. False gives the answer path before it
+did, for a side-by-side (scripts/record_answers_for_judging.py --no-lead-ins,
+bench/list_lead_ins.py)."""
+MAX_LEAD_CHARS = 240
+"""A lead-in longer than this (a whole paragraph run into the list) is not read with the
+item: the model reads 128 word pieces of title, lead-in and item together."""
+_OPEN_END = re.compile(r"[\w,)]$")     # "It can be used for", "... as follows,"
+
+
+def list_lead_in(text: str, span: Span) -> Span | None:
+    """The sentence that introduces the list the item `span` is in, when the item cannot be
+    read without it: "Pango depends on the following libraries:" above "- HarfBuzz for
+    complex text shaping", "It can be used for" above "- creation of X.509 certificates,
+    CSRs and CRLs", a parent item ("* The gettext domains have been renamed to better match
+    the actual ISO number:") above its sub-items. An item says what the list is of only
+    through it: alone, "* the same directory as the node executable" answers no question.
+
+    Rules: `span` opens a list item (list_item_at); going up from its line over the items
+    of its list (at its depth, each with its deeper lines, at most one blank line between),
+    the first line indented less, or a line of prose at the item's depth, ends the sentence
+    that introduces the list. It must end with ":" or be left open (a word, "," or ")"
+    last, the list right under it), and be at most MAX_LEAD_CHARS long. A heading, a code
+    line or a sentence that ends with a full stop introduces nothing."""
+    if not READ_LEAD_INS or not list_item_at(text, span):
+        return None
+    line_start = text.rfind("\n", 0, span.start) + 1
+    depth = indent_width(_line_at(text, line_start))
+    pos, blanks = line_start, 0
+    while pos > 0:
+        prev = text.rfind("\n", 0, pos - 1) + 1
+        line = text[prev:pos - 1]
+        pos = prev
+        if not line.strip():
+            blanks += 1
+            if blanks > 1:
+                return None
+            continue
+        width, stripped = indent_width(line), line.strip()
+        item = _LIST_MARK.match(stripped) is not None
+        if width > depth or (width == depth and item):
+            blanks = 0                   # an item of the list, or a line of one
+            continue
+        if _heading_line(line) or _listing_line(stripped) or source_code.names_nothing(line):
+            return None
+        if not (stripped.endswith(":") or (blanks == 0 and _OPEN_END.search(stripped))):
+            return None
+        end = prev + len(line.rstrip())
+        lead = next((s for s in _sentences_of(text) if s.start < end <= s.end), None)
+        if lead is None or len(lead.text) > MAX_LEAD_CHARS:
+            return None
+        return lead
+    return None
+
+
 def _in_block_comment(text: str, line_start: int) -> bool:
     """Whether the line at `line_start` continues a C block comment: the lines above it that
     start with "*" lead up to one that opens "/*"."""
@@ -1176,10 +1234,12 @@ def choose_quotes(question: str, passages: Sequence[str], embed: Embed, *,
                                        leads=leads), unread)
     pool = sorted(range(len(candidates)), key=lambda k: (-probs[k], k))[:RELEVANCE_POOL]
     pool = [k for k in pool if probs[k] >= min_score]
-    texts = [answer_text(passages[candidates[k].passage], candidates[k].span,
-                         titles[candidates[k].passage] if titles else "",
-                         leads[candidates[k].passage] if leads else "") for k in pool]
-    model = [float(x) for x in answers(question, texts)] if texts else []
+    readings = [answer_texts(passages[candidates[k].passage], candidates[k].span,
+                             titles[candidates[k].passage] if titles else "",
+                             leads[candidates[k].passage] if leads else "") for k in pool]
+    flat = [t for r in readings for t in r]
+    read = iter([float(x) for x in answers(question, flat)] if flat else [])
+    model = [max(next(read) for _ in r) for r in readings]   # the best reading of each
     said = answer_probabilities(question, passages, titles, [candidates[k] for k in pool],
                                 [feats[k] for k in pool], [probs[k] for k in pool], model, leads=leads)
     best = list(unread)
@@ -1278,10 +1338,27 @@ def answer_features(question: str, passages: Sequence[str], titles: Sequence[str
 def answer_text(passage: str, span: Span, title: str = "", lead: str = "") -> str:
     """What the relevance model reads of a passage sentence: the passage's title, the
     term or signature line the sentence describes (subject_of), the sentence."""
+    return answer_texts(passage, span, title, lead)[0]
+
+
+def answer_texts(passage: str, span: Span, title: str = "", lead: str = "") -> list[str]:
+    """The readings of a passage sentence the relevance model reads, the sentence's
+    probability being the best of them: answer_text, and for a list item whose list a
+    sentence introduces (list_lead_in) the same with that sentence before the item. The
+    lead-in can only add: a generic one ("Use the following list as a baseline:") read
+    with every item dilutes an item that answers alone (on mdnotes2 the first reading
+    alone lost 3 of 13 questions whose ✔ quote held the answer), and "- HarfBuzz for
+    complex text shaping" answers "what does Pango use to shape Arabic" only under "Pango
+    depends on the following libraries:"."""
     from indexer.relevance_model import unit_text
 
     subject = subject_of(passage, span, lead)
-    return unit_text(title, subject.text if subject else "", span.text)
+    named = subject.text if subject else ""
+    out = [unit_text(title, named, span.text)]
+    intro = list_lead_in(passage, span)
+    if intro is not None and not _overlaps(intro, subject):
+        out.append(unit_text(title, f"{named}\n{intro.text}", span.text))
+    return out
 
 
 def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Candidate],
@@ -1308,6 +1385,7 @@ def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Can
     units: dict[int, list[Span]] = {}
     quotes: list[Quote] = []
     last_subject: tuple[int, int] | None = None   # the subject of the quote before
+    last_intro: tuple[int, int] | None = None     # the lead-in of the quote before
     for k in chosen:
         c = candidates[k]
         text = passages[c.passage]
@@ -1321,12 +1399,22 @@ def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Can
             subject = None           # the sentence before it, which opens the group, names it
         else:
             subject, last_subject = _named_once(text, c.passage, c.span, last_subject, lead(c.passage))
+        intro = list_lead_in(text, c.span)
+        if intro is not None and ((c.passage, intro.start) in taken or _overlaps(intro, subject_of(
+                text, c.span, lead(c.passage)))):
+            intro = None                 # quoted itself, or the item's subject line
+        key = (c.passage, intro.start) if intro is not None else None
+        intro, last_intro = (None if key is not None and key == last_intro else intro), key
         quotes.append(Quote(c.passage, c.span, probs[k], code_after(text, c.span),
-                            subject=subject))
+                            subject=subject, intro=intro))
         if after is not None and (c.passage, after.start) not in taken:
             taken.add((c.passage, after.start))
             quotes.append(Quote(c.passage, after, probs[k], context="after"))
     return quotes
+
+
+def _overlaps(a: Span, b: Span | None) -> bool:
+    return b is not None and a.start < b.end and b.start < a.end
 
 
 def _named_once(text: str, passage: int, span: Span, last: tuple[int, int] | None, lead: str = ""

@@ -480,6 +480,11 @@ class _Run:
         # came first in the answer (extract.pick_quotes names a description once)
         term = next((q.subject for q in excerpt if q.subject is not None), None)
         subject = term.text if term is not None else None
+        intro = first.intro           # the sentence that introduces an item's list, "…"
+        lead = None                   # where the file has more between them (other items)
+        if intro is not None:
+            gap = passage.text[intro.end:first.span.start]
+            lead = intro.text + ("" if not gap.strip() else " …")
         text = " ".join(q.span.text for q in excerpt)
         pieces = [("sentence", text, first.span.start, subject is not None, subject)]
         if last.code is not None:
@@ -490,7 +495,8 @@ class _Run:
             seg = Segment(text=text, kind=kind, starts_block=starts_block, label="fully",
                           scores=scores, citation=first.passage, passage=passage,
                           origin="quote", line=line_at(passage.text, start, passage.start_line),
-                          label_source="quote", role=role, subject=named)
+                          label_source="quote", role=role, subject=named,
+                          lead=lead if kind == "sentence" else None)
             out.append(seg)
             if self.on_segment is not None:
                 self.on_segment(seg)

@@ -114,6 +114,12 @@ class Segment:
     name itself (extract.subject_of, e.g. `FULL:` above "Selects full vacuum ..."), shown
     before the sentence as inline code, in the same unit and under the same mark: a name
     answers nothing alone, so it never gets a mark of its own."""
+    lead: str | None = None
+    """A quoted list item's lead-in: the sentence that introduces its list
+    (extract.list_lead_in, "Pango depends on the following libraries:"), ending in " …"
+    where other items stand between them; shown before the item inside its quotation
+    marks, in the same unit and under the same mark: an item says what the list is of
+    only through it."""
 
     @property
     def locator(self) -> str | None:
@@ -137,6 +143,7 @@ class Segment:
             "line": self.line,
             "role": self.role,
             "subject": self.subject,
+            "lead": self.lead,
         }
 
 
@@ -240,6 +247,7 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
             line=seg.get("line"),
             role="context" if seg.get("role") == "context" else "answer",
             subject=seg["subject"] if isinstance(seg.get("subject"), str) else None,
+            lead=seg["lead"] if isinstance(seg.get("lead"), str) else None,
         ))
     return Answer(
         question=str(data.get("question", "")),

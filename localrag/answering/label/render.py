@@ -104,10 +104,13 @@ def segment_label(seg: Segment) -> str:
 
 def segment_body(seg: Segment) -> str:
     """The unit's text as shown: quotes in quotation marks, after their subject (the term
-    line the sentence describes) as inline code."""
+    line the sentence describes) as inline code; a list item after its lead-in, inside the
+    same quotation marks."""
     text = seg.text.strip()
     if seg.origin != "quote":
         return text
+    if seg.lead:
+        text = f"{seg.lead.strip()} {text}"
     return (f"{inline_code(seg.subject)} " if seg.subject else "") + f"“{text}”"
 
 
