@@ -8,10 +8,13 @@ documentation are never used.
 
     python bench/markdown_notes.py [FOLDER]               # default bench/out/mdnotes/ (git-ignored)
     python bench/markdown_notes.py --set mdnotes2 [FOLDER] # default bench/out/mdnotes2/
+    python bench/markdown_notes.py --set mdnotes3 [FOLDER] # default bench/out/mdnotes3/
 
 Two sets with no file in common: `mdnotes` (37 files: the list-item rules of stop 37 were
 written while reading its answers) and `mdnotes2` (stop 40: Node.js's contributor guides
-and eight more READMEs, held out: measured once the rules were chosen on mdnotes).
+and eight more READMEs, held out: measured once the rules were chosen on mdnotes), and
+`mdnotes3` (stop 49: TeX Live's LaTeX package READMEs and ten small projects' READMEs,
+held out for list items read with their lead-ins, chosen on mdnotes and mdnotes2).
 
 Licenses: each file's package's /usr/share/doc/<pkg>/copyright (MIT, Apache-2.0, GPL-2+,
 LGPL-2.1+, BSD-style).
@@ -20,6 +23,7 @@ LGPL-2.1+, BSD-style).
 from __future__ import annotations
 
 import gzip
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -51,7 +55,16 @@ FILES2 = (
     "libpango-1.0-0/README.md", "psmisc/README.md", "libjs-mathjax/README.md",
     "systemd/HACKING.md.gz", "libjsoncpp25/README.md", "shared-mime-info/README.md",
 )
-SETS = {"mdnotes": FILES, "mdnotes2": FILES2}
+# the second held-out set (stop 49): the LaTeX packages' READMEs TeX Live's documentation
+# installs, and ten small projects' READMEs; nothing of FILES or FILES2, no translation
+FILES3 = (
+    "texlive-doc/**/*.md", "texlive-doc/**/*.md.gz", "git/README.md", "procps/bugs.md",
+    "pkgconf-bin/README.md.gz", "t1utils/README.md", "libffi8/README.md.gz",
+    "libpoppler126/README.md.gz", "libjs-highlight.js/README.md.gz", "libjs-underscore/README.md",
+    "tk8.6/README.md", "fonts-dejavu-core/README.md",
+)
+TRANSLATED = re.compile(r"(?i)[-_.](?:chinese|zh|cn|ru|ja|de|fr|es|it|ko|pt)(?:[-_.]|$)|中文")
+SETS = {"mdnotes": FILES, "mdnotes2": FILES2, "mdnotes3": FILES3}
 
 
 def folder_of(name: str) -> Path:
@@ -63,7 +76,8 @@ def sources(files: tuple[str, ...]) -> list[str]:
     out = []
     for rel in files:
         if "*" in rel:
-            out.extend(sorted(str(p.relative_to(DOC)) for p in DOC.glob(rel) if p.is_file()))
+            out.extend(sorted(str(p.relative_to(DOC)) for p in DOC.glob(rel) if p.is_file()
+                              and not TRANSLATED.search(p.name.split(".md")[0])))
         else:
             out.append(rel)
     return out

@@ -22,6 +22,8 @@ Corpora are public documentation installed from Debian packages:
   written while reading its answers);
 - mdnotes2 (held out, stop 40): 60 more such files (Node.js's contributor guides, eight
   READMEs), none of mdnotes's.
+- mdnotes3 (held out, stop 49): TeX Live's LaTeX package READMEs and ten small projects'
+  READMEs, none of mdnotes's or mdnotes2's.
 - flask (held out, stop 41: nothing was chosen on it): python-flask-doc's Sphinx HTML site
   whole, as a person would point localrag at it (`/usr/share/doc/python-flask-doc/html`:
   pages, `_sources` copies, `_static`, search index; the walker decides what is indexed);
@@ -104,7 +106,7 @@ ROLE_RULE_ONLY = ("zsh",)          # judged answers for choosing the answer-role
 SITES = ("flask",)                 # a documentation site indexed whole (its generated files too)
 PDFS = ("rpdf", "gnupdf")          # typeset PDFs: a person's papers and manuals (held out: stops 42, 43)
 CODE = ("pycode", "pycode2", "ccode", "ccode2")   # source code (held out: stops 44, 48)
-NOTES_ONLY = ("mdnotes", "mdnotes2")          # list-item answers in Markdown notes (bench/markdown_notes.py)
+NOTES_ONLY = ("mdnotes", "mdnotes2", "mdnotes3")          # list-item answers in Markdown notes (bench/markdown_notes.py)
 LANGUAGES = ("debref-ja", "debref-de", "debref-zh-cn", "debref-fr")   # the Debian Reference translated
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
 QUESTION_SETS = ("natural", "exact")
