@@ -172,3 +172,15 @@ def test_a_lead_in_quoted_itself_is_not_shown_again_before_its_item():
     assert [q.intro for q in both] == [None, None]
     alone = extract.pick_quotes("q", [text], cands[1:], [0.8])
     assert alone[0].intro == lead_in
+
+
+def test_the_item_before_or_a_sentence_ended_further_on_is_no_lead_in():
+    """Walking up over the list, a line at the item's depth that is no item can be the
+    wrapped end of the item before it ("lazy" Markdown continuation) or a line that ends
+    mid-sentence: neither introduces the list."""
+    lazy = ("* the first item is wrapped\nonto a line of its own without indent\n"
+            "* the second item of the same list follows it\n")
+    assert _lead(lazy, "* the second item") is None
+    wrapped = ("Widths are now configurable with the\nCATWIDTH directive (see the manual).\n"
+               "* Groff 1.20 was recently released with the preconv program\n")
+    assert _lead(wrapped, "* Groff") is None

@@ -957,6 +957,7 @@ bench/list_lead_ins.py)."""
 MAX_LEAD_CHARS = 240
 """A lead-in longer than this (a whole paragraph run into the list) is not read with the
 item: the model reads 128 word pieces of title, lead-in and item together."""
+_C_COMMENT_MARK = re.compile(r"(?:^|\s)/\*|\*/(?:\s|$)")   # not a glob's "doc/*/examples"
 _OPEN_END = re.compile(r"[\w,)]$")     # "It can be used for", "... as follows,"
 
 
@@ -973,10 +974,13 @@ def list_lead_in(text: str, span: Span) -> Span | None:
     the first line indented less, or a line of prose at the item's depth, ends the sentence
     that introduces the list. It must end with ":" or be left open (a word, "," or ")"
     last, the list right under it), and be at most MAX_LEAD_CHARS long. A heading, a code
-    line or a sentence that ends with a full stop introduces nothing."""
+    line or a sentence that ends with a full stop introduces nothing, and in a passage
+    with C comments a line opening with "*" is a comment's gutter, no item."""
     if not READ_LEAD_INS or not list_item_at(text, span):
         return None
     line_start = text.rfind("\n", 0, span.start) + 1
+    if _line_at(text, line_start).lstrip().startswith("*") and _C_COMMENT_MARK.search(text):
+        return None                      # " * " is a C comment's gutter, not a list
     depth = indent_width(_line_at(text, line_start))
     pos, blanks = line_start, 0
     while pos > 0:
@@ -999,8 +1003,12 @@ def list_lead_in(text: str, span: Span) -> Span | None:
             return None
         end = prev + len(line.rstrip())
         lead = next((s for s in _sentences_of(text) if s.start < end <= s.end), None)
-        if lead is None or len(lead.text) > MAX_LEAD_CHARS:
-            return None
+        if lead is None or len(lead.text) > MAX_LEAD_CHARS or _ENDS_SENTENCE.search(lead.text):
+            return None                  # (a line that ends mid-sentence, the sentence
+            #                              ending further on: "... instances)." )
+        if list_item_at(text, lead) and indent_width(
+                _line_at(text, text.rfind("\n", 0, lead.start) + 1)) >= depth:
+            return None                  # an item before it, wrapped onto an unindented line
         return lead
     return None
 
