@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE))
 
 from retrieval_data import corpus, norm, questions  # noqa: E402
 
-CORPORA = "mdnotes,mdnotes2,flask,postgres,debref,zsh,rpdf,pycode,pycode2,ccode"
+CORPORA = "mdnotes,mdnotes2,mdnotes3,flask,postgres,debref,zsh,rpdf,pycode,pycode2,ccode"
 
 
 def main() -> None:
