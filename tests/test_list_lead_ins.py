@@ -184,3 +184,30 @@ def test_the_item_before_or_a_sentence_ended_further_on_is_no_lead_in():
     wrapped = ("Widths are now configurable with the\nCATWIDTH directive (see the manual).\n"
                "* Groff 1.20 was recently released with the preconv program\n")
     assert _lead(wrapped, "* Groff") is None
+
+
+def test_search_judges_a_passage_by_its_items_best_reading_as_the_answer_path_does():
+    """The search's second stage (passage_judge.SentenceJudge) reads what the answer path
+    reads: an item under its lead-in too, so the answer path reads nothing anew and a
+    passage whose item answers only under its lead-in is judged to hold the answer."""
+    from localrag.answering.passage_judge import SentenceJudge
+
+    read: list[str] = []
+
+    def answers(q: str, texts: Sequence[str]) -> list[float]:
+        read.extend(texts)
+        return [0.9 if "Pango depends" in t and "HarfBuzz" in t else 0.1 for t in texts]
+
+    judge = SentenceJudge(answers)
+    other = "Cairo is a 2D graphics library with support for multiple output devices.\n"
+    assert judge("What does Pango use to shape Arabic text?", [("README", PANGO), ("cairo", other)]) == \
+        pytest.approx([0.9, 0.1])
+    choice_read: list[str] = []
+
+    def again(q: str, texts: Sequence[str]) -> list[float]:
+        choice_read.extend(texts)
+        return answers(q, texts)
+
+    extract.choose_quotes("What does Pango use to shape Arabic text?", [PANGO], _hash_embed,
+                          answers=again, titles=["README"])
+    assert set(choice_read) <= set(read)

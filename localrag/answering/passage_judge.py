@@ -3,7 +3,8 @@
 The fused search (indexer.search) finds the answer among its first 20 passages far more
 often than among its first 5. Reading every quotable sentence of those 20 with localrag's
 relevance model, exactly as the answer path reads the sentences it quotes (title, subject
-line, sentence; extract.answer_text), tells which passages hold an answer; search adds that
+line, sentence, and a list item under its list's lead-in too, the better reading counting;
+extract.answer_texts), tells which passages hold an answer; search adds that
 probability to each passage's fused score (indexer.search.rerank_judged). The answer path
 then asks the same model about the five passages' sentences again: RelevanceModel keeps the
 last question's scores, so nothing is read twice.
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from indexer.relevance_model import RelevanceModelMissing
-from localrag.answering.generate.extract import AnswerProbability, answer_text, candidate_units
+from localrag.answering.generate.extract import AnswerProbability, answer_texts, candidate_units
 
 
 class SentenceJudge:
@@ -30,8 +31,9 @@ class SentenceJudge:
         owner: list[int] = []
         for i, (title, text) in enumerate(passages):
             for unit in candidate_units(text, question=query):
-                texts.append(answer_text(text, unit, title))
-                owner.append(i)
+                for reading in answer_texts(text, unit, title):
+                    texts.append(reading)
+                    owner.append(i)
         best = [0.0] * len(passages)
         try:
             probs = self.answers(query, texts) if texts else []
