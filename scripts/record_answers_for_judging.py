@@ -49,6 +49,9 @@ def main() -> None:
     ap.add_argument("--no-lead-ins", action="store_true",
                     help="list items read and shown without the sentence that introduces their "
                          "list (extract.READ_LEAD_INS off), as before stop 49, for a side-by-side")
+    ap.add_argument("--no-gtk-doc", action="store_true",
+                    help="gtk-doc fields (\"@name: description\") read as before stop 49 "
+                         "(source_code.READ_GTKDOC off), for a side-by-side")
     ap.add_argument("--tag", default="", help="a round's name: answers-<corpus>-<tag>.jsonl "
                     "(an earlier round's file and its judgements stay as they are)")
     ap.add_argument("--index-tag", default="", help="the bench index to answer from, "
@@ -71,6 +74,10 @@ def main() -> None:
         from localrag.answering.generate import extract as _extract
 
         _extract.READ_LEAD_INS = False
+    if args.no_gtk_doc:
+        from localrag.answering.generate import source_code as _source_code
+
+        _source_code.READ_GTKDOC = False
     if args.no_c_comments:
         from localrag.answering.generate import source_code
 

@@ -490,3 +490,64 @@ def test_a_window_inside_one_long_comment_reads_without_its_gutters():
     assert not any(t.startswith("*") for t in texts)
     notes = "* milk\n* eggs and two loaves of bread for the weekend\n* call the plumber about the kitchen sink\n"
     assert [s.text for s in ex.sentence_spans(notes)][1].startswith("* eggs")
+
+
+GNUTLS_ENUM_WINDOW = (                     # a window of one long enum comment: no "*/", no empty gutter
+    " * @GNUTLS_SIGN_RSA_SHA3_256: Digital signature algorithm RSA with SHA3-256.\n"
+    " * @GNUTLS_SIGN_RSA_PSS_RSAE_SHA256: Digital signature algorithm RSA with SHA-256,\n"
+    " * with PSS padding (RSA PKCS#1 1.5 certificate).\n"
+    " * @GNUTLS_SIGN_GOST_94: Digital signature algorithm GOST R 34.10-2001 with GOST R 34.11-94\n"
+    " * @GNUTLS_SIGN_EDDSA_ED448: Digital signature algorithm EdDSA with Ed448 curve.\n")
+
+GTKDOC_FUNCTION = """#define GNUTLS_HOOK_POST (1)
+/**
+ * gnutls_record_send:
+ * @session: is a #gnutls_session_t type.
+ * @data: contains the data to send
+ * @also: see gnutls_record_recv() for the other direction of the data.
+ *
+ * This function has the similar semantics with send().
+ **/
+ssize_t gnutls_record_send(gnutls_session_t session, const void *data);
+"""
+
+
+def _named(text: str) -> dict[str, str | None]:
+    return {s.text: (ex.subject_of(text, s).text if ex.subject_of(text, s) else None)
+            for s in ex.candidate_units(text)}
+
+
+def test_gtk_doc_fields_read_as_descriptions_named_by_their_field():
+    """GnuTLS and xmlsec write gtk-doc comments: "@name: description" lines in a "/** */"
+    block. A field's description is quoted without the gutter and the tag, named by the
+    field: an enum's member alone, a parameter with the symbol the comment documents. A
+    description without a full stop is a statement of its own (five words or more), as a
+    list item is. Before (stop 48, ccode2) the window of an enum kept its gutters and tags
+    ("* @GNUTLS_CIPHER_AES_256_CBC: AES in CBC mode ..."), a third of ccode2's sentences."""
+    got = _named(GNUTLS_ENUM_WINDOW)
+    assert got["Digital signature algorithm RSA with SHA3-256."] == "GNUTLS_SIGN_RSA_SHA3_256"
+    assert got["Digital signature algorithm RSA with SHA-256, with PSS padding (RSA PKCS#1 1.5 "
+               "certificate)."] == "GNUTLS_SIGN_RSA_PSS_RSAE_SHA256"           # wrapped, one field
+    assert got["Digital signature algorithm GOST R 34.10-2001 with GOST R 34.11-94"] == "GNUTLS_SIGN_GOST_94"
+    assert not any(t.startswith(("*", "@")) for t in got)
+    fn = _named(GTKDOC_FUNCTION)
+    assert fn["is a #gnutls_session_t type."] == "gnutls_record_send() @session"
+    assert fn["contains the data to send"] == "gnutls_record_send() @data"
+    assert fn["This function has the similar semantics with send()."] == "gnutls_record_send()"
+    # a label of the entry ("@also:", FreeType's "@description:") names nothing of its own
+    also = next(t for t in fn if t.startswith("see gnutls_record_recv()"))
+    assert fn[also] != "@also" and "also" not in (fn[also] or "")
+
+
+def test_a_list_of_handles_in_notes_is_no_gtk_doc_comment_without_two_fields():
+    notes = "* @alice reviewed the patch for the release notes\n* @bob wrote the new install guide\n"
+    assert [s.text for s in ex.sentence_spans(notes)][0].startswith("* @alice")
+
+
+def test_the_gtk_doc_rules_can_be_switched_off_for_a_side_by_side(monkeypatch):
+    monkeypatch.setattr(source_code, "READ_GTKDOC", False)
+    source_code.block_comments.cache_clear()
+    try:
+        assert any(t.startswith("* @GNUTLS_SIGN") for t in (s.text for s in ex.sentence_spans(GNUTLS_ENUM_WINDOW)))
+    finally:
+        source_code.block_comments.cache_clear()

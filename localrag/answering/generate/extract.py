@@ -115,6 +115,9 @@ def _blocks(text: str, code: frozenset[int] = frozenset(),
     signature = 0                            # lines left of a definition's signature
     for n, line in enumerate(lines):
         end = pos + len(line)
+        if n in comment and pos > start and source_code.READ_GTKDOC and source_code.GTKDOC_TAG.match(line):
+            out.append((start, text[start:pos]))   # a gtk-doc field ("@session: ...")
+            start = pos                            # opens a sentence of its own
         nxt = next((x for x in lines[n + 1:n + 3] if x.strip()), "")
         row = rows[n] and ((n > 0 and rows[n - 1]) or (n + 1 < len(lines) and rows[n + 1]))
         signature = max(signature - 1, source_code.definition_lines(lines, n))
@@ -151,6 +154,11 @@ def sentence_spans(text: str) -> list[Span]:
             bullet = _RFC_BULLET.match(block, s.start)
             if bullet and not block[block.rfind("\n", 0, s.start) + 1:s.start].strip():
                 s = Span(bullet.end(), s.end, s.text[1:].lstrip())   # not its "o"
+            tag = source_code.GTKDOC_TAG.match(s.text)
+            if (tag and source_code.READ_GTKDOC and tag.end() < len(s.text)
+                    and text.count("\n", 0, base + s.start) in comment):
+                cut = tag.end() + len(s.text[tag.end():]) - len(s.text[tag.end():].lstrip())
+                s = Span(s.start + cut, s.end, s.text[cut:])   # not its "@name:"
             lead, trail = source_code.docstring_marks(s.text)
             if lead or trail:
                 s = Span(s.start + lead, s.end - trail, s.text[lead:len(s.text) - trail])
@@ -608,6 +616,15 @@ def subject_of(text: str, span: Span, lead: str = "") -> Span | None:
     (_owner), looked up in `lead`, the file's text right before the passage, when the
     passage opens inside that docstring. A sentence of a C-family comment is named after
     the declaration beside the comment (source_code.c_subject)."""
+    field = source_code.gtkdoc_field(text, span.start) if "@" in text else None
+    if field is not None and field[2] is not None:   # (as a docstring's ":param x:")
+        if field[2].isupper():           # an enum's member: "GNUTLS_CIPHER_AES_256_CBC"
+            return Span(field[0], field[1], field[2])
+        declared = source_code.c_subject(text, span.start)
+        symbol = source_code.gtkdoc_symbol(text, field[0])   # " * gnutls_record_send:"
+        owner = (declared[2] if declared is not None and (symbol is None or declared[2].rstrip("()") == symbol)
+                 else symbol)
+        return Span(field[0], field[1], f"{owner} @{field[2]}" if owner else f"@{field[2]}")
     declared = source_code.c_subject(text, span.start) if "*/" in text else None
     if declared is not None:
         return None if _names_itself(declared[2], span.text) else Span(*declared)
@@ -1037,11 +1054,15 @@ def candidate_units(text: str, *, question: str = "",
     for span in spans:
         if span.start == 0 and span.text[:1].islower():
             continue                 # the passage starts mid-sentence (chunk overlap)
+        field = source_code.gtkdoc_field(text, span.start) if "@" in text else None
         if not (_ENDS_STATEMENT.search(span.text) or code_after(text, span) is not None
-                or (QUOTE_LIST_ITEMS and whole_list_item(text, span))):
+                or (QUOTE_LIST_ITEMS and whole_list_item(text, span))
+                or (field is not None and len(re.findall(r"\w+", span.text)) >= MIN_ITEM_WORDS)):
             continue                 # no sentence end: a table cell, a caption, a sentence
-            #                          the chunk's end cut off, a name alone in a list
-        if is_continuation(span.text):
+            #                          the chunk's end cut off, a name alone in a list (a
+            #                          gtk-doc field's description is a statement of its
+            #                          own, "@data_size: is the length of the data")
+        if is_continuation(span.text) and field is None:
             continue                 # the rest of a sentence an example cut in two
         if (source_code.is_code_statement(span.text) or source_code.opens_comment_midway(text, span.start)
                 or source_code.unread_comment(text, span.start)):

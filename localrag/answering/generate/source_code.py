@@ -439,7 +439,7 @@ def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
         return text, frozenset(), frozenset()
     close = _C_CLOSE_EOL.search(text)
     if close is None:                    # a window inside one long comment: its gutters
-        inside = _all_gutter(text)       # alone say so
+        inside = _all_gutter(text) or _gtkdoc_window(text)   # alone say so
         if not inside:
             return text, frozenset(), frozenset()
     elif not (_C_BLOCK_LINE.search(text) or len(_C_GUTTER_LINES.findall(text)) >= 2):
@@ -498,6 +498,70 @@ def _all_gutter(text: str) -> bool:
         return False
     lines = [x for x in text.split("\n") if x.strip()]
     return sum(bool(_C_GUTTER.match(x)) for x in lines) >= len(lines) - 1
+
+
+READ_GTKDOC = True
+"""Whether gtk-doc fields ("@name: description") are read as fields (GTKDOC_TAG,
+gtkdoc_field, _gtkdoc_window); False reads them as before stop 49
+(scripts/record_answers_for_judging.py --no-gtk-doc, set before any passage is read)."""
+GTKDOC_TAG = re.compile(r"[ \t]*(?:/\*+|\*)?[ \t]*@([A-Za-z_]\w*):(?=[ \t]|$)")
+"""A gtk-doc (and FreeType docmaker) field at a comment line's start: "@session: is a
+#gnutls_session_t type.", " * @GNUTLS_CIPHER_AES_256_CBC: AES in CBC mode with 256-bit
+keys.", FreeType's "@description:". The description after it is prose; the tag names what
+it describes (GTKDOC_LABELS aside)."""
+GTKDOC_LABELS = frozenset("""description input output inout return returns note notes also since values
+fields order example examples abstract title section chapter keywords layout struct enum function
+macro type except deprecated stability""".split())
+"""Tags that label a part of an entry (FreeType's "@description:", "@input:", "@return:";
+gtk-doc's "@Since:"), not a parameter or member: they name nothing a sentence describes."""
+_GTKDOC_LINE = re.compile(r"^[ \t]*\*[ \t]+@[A-Za-z_]\w*:", re.M)
+
+
+def _gtkdoc_window(text: str) -> bool:
+    """Whether `text` lies inside one gtk-doc comment, none of its ends in it: two or more
+    lines are "* @name:" fields, and every other line with words but one opens with the
+    "*" gutter (GnuTLS's enums: a window of their members' lines has no "*/" and no empty
+    gutter line)."""
+    if not READ_GTKDOC or len(_GTKDOC_LINE.findall(text)) < 2:
+        return False
+    lines = [x for x in text.split("\n") if x.strip()]
+    return sum(bool(_C_GUTTER.match(x)) for x in lines) >= len(lines) - 1
+
+
+def gtkdoc_field(text: str, start: int) -> tuple[int, int, str] | None:
+    """(start, end, name) of the gtk-doc field (GTKDOC_TAG) that opens the line where the
+    sentence at `start` begins, right before it; the name None for a label (GTKDOC_LABELS).
+    Only inside a C-family comment (block_comments)."""
+    if not READ_GTKDOC:
+        return None
+    line_start = text.rfind("\n", 0, start) + 1
+    m = GTKDOC_TAG.match(text, line_start)
+    if m is None or text[m.end():start].strip() or "@" not in text[line_start:start]:
+        return None
+    if text.count("\n", 0, start) not in block_comments(text)[2]:
+        return None
+    name = m.group(1)
+    return m.start(1) - 1, m.end(1) + 1, (None if name.lower() in GTKDOC_LABELS else name)
+
+
+_GTKDOC_SYMBOL = re.compile(r"[ \t]*(?:/\*\*+)?[ \t]*\*?[ \t]*([A-Za-z_]\w*(?:::\w+)?)[ \t]*:[ \t]*$")
+
+
+def gtkdoc_symbol(text: str, line_start: int) -> str | None:
+    """The symbol a gtk-doc comment documents, named on its first line (" * gnutls_record_send:",
+    "/** xmlSecKeysMngrCreate:"), looked up from the comment line at `line_start` up to the
+    comment's start; None without one in the passage."""
+    comment = block_comments(text)[2]
+    n = text.count("\n", 0, line_start)
+    lines = text.split("\n")
+    while n >= 0 and n in comment:
+        m = _GTKDOC_SYMBOL.fullmatch(lines[n])
+        if m and not GTKDOC_TAG.match(lines[n]):
+            return m.group(1)
+        if "/*" in lines[n]:
+            return None
+        n -= 1
+    return None
 
 
 def _opens_comment(line: str, at: int) -> bool:
