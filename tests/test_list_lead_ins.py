@@ -211,3 +211,17 @@ def test_search_judges_a_passage_by_its_items_best_reading_as_the_answer_path_do
     extract.choose_quotes("What does Pango use to shape Arabic text?", [PANGO], _hash_embed,
                           answers=again, titles=["README"])
     assert set(choice_read) <= set(read)
+
+
+def test_no_parent_item_one_column_off_or_on_a_passages_first_line():
+    """A C comment's gutter one column off ("*   a certificate ... disabled," on a chunk's
+    first line, " * @FLAG: ..." under it) and a passage's first line, whose indent the
+    chunker lost (a changelog's item above its siblings), are no parent items."""
+    gutter = ("*   a certificate authority. This flag should normally be disabled,\n"
+              " *   unless you know what this means.\n"
+              " * @GNUTLS_VERIFY_DO_NOT_ALLOW_SAME: If a certificate is not signed by anyone\n")
+    assert all(list_lead_in(gutter, s) is None for s in sentence_spans(gutter))
+    changelog = ("- edit documentation; mention the sans and sansbold versions\n"
+                 "  - add upright, sans serif Greek letters for math\n")
+    assert _lead(changelog, "- add upright") is None
+    assert _lead(NESTED, "- ISO 3166-2") is not None          # a real parent, two columns less

@@ -1016,6 +1016,9 @@ def list_lead_in(text: str, span: Span) -> Span | None:
             continue
         if _heading_line(line) or _listing_line(stripped) or source_code.names_nothing(line):
             return None
+        if item and (width > depth - 2 or prev == 0):
+            return None                  # no parent item: a C comment's gutter one column
+            #                              off, or the passage's first line (its indent lost)
         if not (stripped.endswith(":") or (blanks == 0 and _OPEN_END.search(stripped))):
             return None
         end = prev + len(line.rstrip())
