@@ -66,22 +66,13 @@ def main() -> None:
     from localrag.answering.label.units import inline_code
     from localrag.assistant import Assistant
 
-    if args.no_list_items:
-        from localrag.answering.generate import extract
+    from localrag.answering.generate import extract, source_code
 
-        extract.QUOTE_LIST_ITEMS = False
-    if args.no_lead_ins:
-        from localrag.answering.generate import extract as _extract
-
-        _extract.READ_LEAD_INS = False
-    if args.no_gtk_doc:
-        from localrag.answering.generate import source_code as _source_code
-
-        _source_code.READ_GTKDOC = False
-    if args.no_c_comments:
-        from localrag.answering.generate import source_code
-
-        source_code.READ_C_COMMENTS = False
+    # the rules before, for a side-by-side (set before any passage is read)
+    extract.QUOTE_LIST_ITEMS = not args.no_list_items
+    extract.READ_LEAD_INS = not args.no_lead_ins
+    source_code.READ_GTKDOC = not args.no_gtk_doc
+    source_code.READ_C_COMMENTS = not args.no_c_comments
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     for name in args.corpora.split(","):
         qs = questions(corpus(name), "natural")[args.skip:]

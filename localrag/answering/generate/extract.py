@@ -1387,10 +1387,19 @@ def answer_texts(passage: str, span: Span, title: str = "", lead: str = "") -> l
     subject = subject_of(passage, span, lead)
     named = subject.text if subject else ""
     out = [unit_text(title, named, span.text)]
-    intro = list_lead_in(passage, span)
-    if intro is not None and not _overlaps(intro, subject):
+    intro = _intro(passage, span, subject)
+    if intro is not None:
         out.append(unit_text(title, f"{named}\n{intro.text}", span.text))
     return out
+
+
+def _intro(text: str, span: Span, subject: Span | None) -> Span | None:
+    """list_lead_in of the item `span`, unless it is the item's subject line (`subject`,
+    subject_of), which the item is read and shown with already."""
+    intro = list_lead_in(text, span)
+    if intro is None or (subject is not None and intro.start < subject.end and subject.start < intro.end):
+        return None
+    return intro
 
 
 def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Candidate],
@@ -1431,10 +1440,9 @@ def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Can
             subject = None           # the sentence before it, which opens the group, names it
         else:
             subject, last_subject = _named_once(text, c.passage, c.span, last_subject, lead(c.passage))
-        intro = list_lead_in(text, c.span)
-        if intro is not None and ((c.passage, intro.start) in taken or _overlaps(intro, subject_of(
-                text, c.span, lead(c.passage)))):
-            intro = None                 # quoted itself, or the item's subject line
+        intro = _intro(text, c.span, subject_of(text, c.span, lead(c.passage)))
+        if intro is not None and (c.passage, intro.start) in taken:
+            intro = None                 # quoted itself
         key = (c.passage, intro.start) if intro is not None else None
         intro, last_intro = (None if key is not None and key == last_intro else intro), key
         quotes.append(Quote(c.passage, c.span, probs[k], code_after(text, c.span),
@@ -1443,10 +1451,6 @@ def pick_quotes(question: str, passages: Sequence[str], candidates: Sequence[Can
             taken.add((c.passage, after.start))
             quotes.append(Quote(c.passage, after, probs[k], context="after"))
     return quotes
-
-
-def _overlaps(a: Span, b: Span | None) -> bool:
-    return b is not None and a.start < b.end and b.start < a.end
 
 
 def _named_once(text: str, passage: int, span: Span, last: tuple[int, int] | None, lead: str = ""
