@@ -94,6 +94,7 @@ GNUPDF_ROOT = Path("/usr/share/doc")             # gnuplot-doc, octave-doc, asym
 CODE_ROOT = Path("/usr/lib/python3/dist-packages/oauthlib")   # python3-oauthlib: a person's code
 CODE2_ROOT = Path("/usr/lib/python3/dist-packages")            # six small packages side by side
 CODE2_PACKAGES = ("jwt", "httplib2", "argcomplete", "lazr/restfulclient", "wadllib", "yq")
+CODE3_PACKAGES = ("pyparsing", "distro", "blinker", "toml", "yaml", "OpenSSL", "xmltodict.py", "crcmod")
 CCODE_ROOT = Path("/usr/include")
 CCODE2_FILES = ("png.h", "gcrypt.h", "gnutls/gnutls.h", "freetype2/freetype/freetype.h",
                 "freetype2/freetype/ftoutln.h", "freetype2/freetype/ftglyph.h")
@@ -107,7 +108,7 @@ TRAINING_ONLY = ("rust", "vim")    # labelled for training the relevance model; 
 ROLE_RULE_ONLY = ("zsh",)          # judged answers for choosing the answer-role rule
 SITES = ("flask",)                 # a documentation site indexed whole (its generated files too)
 PDFS = ("rpdf", "gnupdf")          # typeset PDFs: a person's papers and manuals (held out: stops 42, 43)
-CODE = ("pycode", "pycode2", "ccode", "ccode2", "ccode3")   # source code (held out: stops 44, 48)
+CODE = ("pycode", "pycode2", "pycode3", "ccode", "ccode2", "ccode3")   # source code (held out: stops 44, 48, 49, 50)
 NOTES_ONLY = ("mdnotes", "mdnotes2", "mdnotes3")          # list-item answers in Markdown notes (bench/markdown_notes.py)
 LANGUAGES = ("debref-ja", "debref-de", "debref-zh-cn", "debref-fr")   # the Debian Reference translated
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
@@ -178,6 +179,9 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
         return Corpus(name, CODE_ROOT, sorted(CODE_ROOT.rglob("*.py")))
     if name == "pycode2":  # six projects' code in one folder tree, their tests included
         return Corpus(name, CODE2_ROOT, sorted(p for d in CODE2_PACKAGES for p in (CODE2_ROOT / d).rglob("*.py")))
+    if name == "pycode3":  # eight more packages (held out for stop 50's comments said whole)
+        return Corpus(name, CODE2_ROOT, sorted(p for d in CODE3_PACKAGES for p in
+                                               ([CODE2_ROOT / d] if d.endswith(".py") else (CODE2_ROOT / d).rglob("*.py"))))
     if name == "ccode":    # C libraries' documented headers, as their -dev packages install them
         return Corpus(name, CCODE_ROOT, sorted(p for g in CCODE_FILES for p in CCODE_ROOT.glob(g)))
     if name == "ccode2":   # four more libraries' headers: the held-out check of ccode's C rules

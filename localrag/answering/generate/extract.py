@@ -933,6 +933,12 @@ candidates before they were, for a side-by-side (scripts/record_answers_for_judg
 --no-list-items)."""
 
 
+def _enough_words(sentence: str) -> bool:
+    """MIN_ITEM_WORDS words, two of them words of letters: a statement, not a name."""
+    words = re.findall(r"\w+", sentence)
+    return len(words) >= MIN_ITEM_WORDS and sum(bool(re.fullmatch(r"[^\W\d_]{2,}", w)) for w in words) >= 2
+
+
 def list_item_at(text: str, span: Span) -> bool:
     """Whether `span` opens a list item of `text`: its line starts with a list marker,
     before the span or as its first characters."""
@@ -962,8 +968,7 @@ def whole_list_item(text: str, span: Span) -> bool:
         return False
     if _in_block_comment(text, line_start):
         return False                 # " * " lines of a C comment, not a list
-    words = re.findall(r"\w+", body)
-    return len(words) >= MIN_ITEM_WORDS and sum(bool(re.fullmatch(r"[^\W\d_]{2,}", w)) for w in words) >= 2
+    return _enough_words(body)
 
 
 READ_LEAD_INS = True
@@ -1060,11 +1065,13 @@ def candidate_units(text: str, *, question: str = "",
         field = source_code.gtkdoc_field(text, span.start) if "@" in text else None
         if not (_ENDS_STATEMENT.search(span.text) or code_after(text, span) is not None
                 or (QUOTE_LIST_ITEMS and whole_list_item(text, span))
-                or (field is not None and len(re.findall(r"\w+", span.text)) >= MIN_ITEM_WORDS)):
+                or (field is not None and len(re.findall(r"\w+", span.text)) >= MIN_ITEM_WORDS)
+                or (_enough_words(span.text) and source_code.said_whole(text, span.start, span.end))):
             continue                 # no sentence end: a table cell, a caption, a sentence
             #                          the chunk's end cut off, a name alone in a list (a
             #                          gtk-doc field's description is a statement of its
-            #                          own, "@data_size: is the length of the data")
+            #                          own, "@data_size: is the length of the data"; a
+            #                          comment said whole, "# Don't put the payload ...")
         if is_continuation(span.text) and field is None:
             continue                 # the rest of a sentence an example cut in two
         if (source_code.is_code_statement(span.text) or source_code.opens_comment_midway(text, span.start)

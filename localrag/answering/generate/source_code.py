@@ -647,3 +647,90 @@ def _declared_name(declaration: str) -> str | None:
         return plain[-1]
     return names[-1] if len(names) == 1 else None
 
+
+
+QUOTE_WHOLE_COMMENTS = True
+"""Whether a comment of code said whole without a full stop is quotable (said_whole); False
+gives the candidates as before stop 50 (scripts/record_answers_for_judging.py
+--no-whole-comments)."""
+_CLOSE_REST = re.compile(r"^[ \t]*(?:\*+/|\"\"\"|''')?[ \t]*$")
+_NOTE_TO_SELF = re.compile(r"(?:TODO|FIXME|XXX|HACK)\b")
+_LIST_LINE = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)]|-#)[ \t]")
+_C_END_LINE = re.compile(r"^[ \t]*(?:\*[ \t]*|\*+/.*|/\*.*)$")
+_DOC_MARK = re.compile(r"^[ \t]*[rRuUbBfF]{0,2}(\"\"\"|\'\'\')|(\"\"\"|\'\'\')[ \t]*$", re.M)
+_CLOSE_REST = re.compile(r"^[ \t]*(?:\*+/|\"\"\"|\'\'\')?[ \t]*$")
+
+
+def in_docstring(text: str, start: int) -> bool:
+    """Whether `start` lies in a docstring of `text`: the nearest triple quotes before it
+    open one (at a line's start, or alone on a line under a `def`/`class` line), or, the
+    passage opening inside one, the nearest after it close one (at a line's end)."""
+    before, after = None, None
+    for m in _DOC_MARK.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        line_end = text.find("\n", m.end())
+        line = text[line_start:len(text) if line_end < 0 else line_end]
+        if re.fullmatch(r"[ \t]*[rRuUbBfF]{0,2}(?:\"\"\"|\'\'\')[ \t]*", line):
+            above = text[:line_start].rstrip().rsplit("\n", 1)[-1]
+            opens = bool(DEF_LINE.match(above)) or above.rstrip().endswith(":")
+        else:
+            opens = m.group(1) is not None
+        if m.start() < start:
+            before = opens
+        elif after is None:
+            after = opens
+            break
+    return bool(before) if before is not None else after is False
+
+
+def said_whole(text: str, start: int, end: int) -> bool:
+    """Whether the sentence text[start:end] is a comment of code, or a docstring's
+    paragraph, said whole without a full stop: code is commented so ("# Don't put the
+    payload content inside the encoded token when detached", "/* the raw key ID of the
+    responder */", a docstring's ":param exclude: List of strings representing options to
+    be omitted from autocompletion", "File completer class, optionally takes a list of
+    allowed extensions"), and such a comment is the statement, as a list item of notes is.
+
+    The comment must be seen to end right after it: nothing but its close ("*/", '\"\"\"')
+    after it on its line, and the next line blank, a comment's empty line or close, a
+    field (":type exclude:", "@flags:") or code, with no list or deeper lines under it
+    ("This method is used by" over "* AccessTokenEndpoint" introduces them). Kinds: a
+    "#" comment of code (is_comment_line), a C-family comment (block_comments), a
+    docstring (in_docstring). Not: code, prose of fewer than three words (_prose), a note
+    to self ("TODO: ..."), a line in capitals ("END OF OPTIONS"), a sentence on the
+    passage's last line (the chunker may have cut it)."""
+    if not QUOTE_WHOLE_COMMENTS:
+        return False
+    sentence = text[start:end]
+    if (not _prose(sentence) or _NOTE_TO_SELF.match(sentence) or not re.search(r"[a-z]", sentence)
+            or not re.search(r"[\w)`'\"]$", sentence)
+            or any(is_statement_line(x) for x in sentence.split("\n"))):
+        return False
+    line_end = text.find("\n", end)
+    if line_end < 0 or not _CLOSE_REST.match(text[end:line_end]):
+        return False
+    lines = text.split("\n")
+    first, last = text.count("\n", 0, start), text.count("\n", 0, end)
+    after = lines[last + 1]
+    below = next((x for x in lines[last + 1:last + 3] if x.strip()), "")
+    if is_comment_line(lines, first) and is_comment_line(lines, last):
+        return not (_COMMENT.match(after) and _COMMENT.sub("", after, count=1).strip())
+    comment = block_comments(text)[2]
+    if first in comment and last in comment:
+        if "*/" in text[text.rfind("\n", 0, start) + 1:start]:
+            return False                 # a comment after code on its line
+        if "*/" in text[end:line_end] or (last + 1) not in comment:
+            return True
+        if not (not after.strip() or _C_END_LINE.match(after) or GTKDOC_TAG.match(after)):
+            return False
+        bare = re.sub(r"^[ \t]*\*", "", next((x for x in lines[last + 1:last + 3]
+                                               if re.sub(r"^[ \t]*\*+/?", "", x).strip()), ""))
+        return not _LIST_LINE.match(bare)
+    if not in_docstring(text, start):
+        return False
+    if re.search(r"\"\"\"|\'\'\'", text[end:line_end]):
+        return True
+    if not (not after.strip() or _DOC_MARK.match(after) or FIELD.match(after)):
+        return False
+    return not (_LIST_LINE.match(below) or (below.strip() and indent_width(below) > indent_width(lines[first]) + 1
+                                             and not FIELD.match(below)))
