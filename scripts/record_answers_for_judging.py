@@ -52,6 +52,9 @@ def main() -> None:
     ap.add_argument("--no-gtk-doc", action="store_true",
                     help="gtk-doc fields (\"@name: description\") read as before stop 49 "
                          "(source_code.READ_GTKDOC off), for a side-by-side")
+    ap.add_argument("--no-whole-comments", action="store_true",
+                    help="comments of code said without a full stop never quoted, as before stop 50 "
+                         "(source_code.QUOTE_WHOLE_COMMENTS off), for a side-by-side")
     ap.add_argument("--tag", default="", help="a round's name: answers-<corpus>-<tag>.jsonl "
                     "(an earlier round's file and its judgements stay as they are)")
     ap.add_argument("--index-tag", default="", help="the bench index to answer from, "
@@ -73,6 +76,7 @@ def main() -> None:
     extract.READ_LEAD_INS = not args.no_lead_ins
     source_code.READ_GTKDOC = not args.no_gtk_doc
     source_code.READ_C_COMMENTS = not args.no_c_comments
+    source_code.QUOTE_WHOLE_COMMENTS = not args.no_whole_comments
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     for name in args.corpora.split(","):
         qs = questions(corpus(name), "natural")[args.skip:]

@@ -551,3 +551,89 @@ def test_the_gtk_doc_rules_can_be_switched_off_for_a_side_by_side(monkeypatch):
         assert any(t.startswith("* @GNUTLS_SIGN") for t in (s.text for s in ex.sentence_spans(GNUTLS_ENUM_WINDOW)))
     finally:
         source_code.block_comments.cache_clear()
+
+
+WHOLE_COMMENTS = '''    def encode(self, payload, key, is_payload_detached=False):
+        segments.append(base64url_encode(signature))
+
+        # Don't put the payload content inside the encoded token when detached
+        if is_payload_detached:
+            segments[1] = b""
+        return b".".join(segments)
+
+class FilesCompleter(object):
+    """
+    File completer class, optionally takes a list of allowed extensions
+    """
+
+    def __call__(self, prefix, exclude=None, **kwargs):
+        """
+        :param exclude: List of strings representing options to be omitted from autocompletion
+        :type exclude: iterable
+        """
+        return self.complete(prefix, exclude)
+'''
+
+C_WHOLE_COMMENTS = '''int gnutls_ocsp_resp_get_responder(gnutls_ocsp_resp_const_t resp,
+                                   gnutls_datum_t * dn);
+
+/* the raw key ID of the responder */
+#define GNUTLS_OCSP_RESP_ID_KEY 1
+
+/**
+ * XMLSEC_ENC_RETURN_REPLACED_NODE:
+ *
+ * If this flag is set, then the replaced node will be returned in the replacedNodeList
+ */
+#define XMLSEC_ENC_RETURN_REPLACED_NODE                 0x00000001
+'''
+
+
+def _quotable(text: str) -> list[str]:
+    return [s.text for s in ex.candidate_units(text)]
+
+
+def test_a_comment_said_whole_without_a_full_stop_is_quoted():
+    """Code is commented without full stops; such a comment is the statement (pycode2,
+    ccode3: the answers to four held-out questions were comments like these, never
+    candidates)."""
+    got = _quotable(WHOLE_COMMENTS)
+    assert "Don't put the payload content inside the encoded token when detached" in got
+    assert "File completer class, optionally takes a list of allowed extensions" in got
+    assert "List of strings representing options to be omitted from autocompletion" in got
+    c = _quotable(C_WHOLE_COMMENTS)
+    assert "the raw key ID of the responder" in c
+    assert "If this flag is set, then the replaced node will be returned in the replacedNodeList" in c
+    assert not any("#define" in x or "gnutls_datum_t" in x for x in c)
+
+
+def test_a_comment_that_goes_on_is_cut_or_introduces_something_is_not_said_whole():
+    text = '''    def dummy_request_token(self):
+        """Dummy request token used when an invalid token was supplied.
+
+        This method is used by
+
+        * AccessTokenEndpoint
+        """
+        # TODO: check if this is ever unsafe and remove it
+        return self._token
+
+    def parse(self):
+        x = 1
+        # this is the rest of a comment that the
+        # chunker cut before its end'''
+    got = _quotable(text)
+    assert "This method is used by" not in got                  # it introduces a list
+    assert not any(x.startswith("TODO") for x in got)           # a note to self
+    assert not any("chunker cut" in x for x in got)             # the passage's last line
+    prose = "A paragraph of notes that ends without a full stop here\n\nNext paragraph starts.\n"
+    assert _quotable(prose) == ["Next paragraph starts."]       # prose is read as before
+    c = "/*\n * Maximum size of the dictionary depends on multiple things:\n *  - Memory usage limit\n" \
+        " *  - Selected match finder (encoder only)\n */\nint x;\n"
+    assert not any("Selected match finder" in x for x in _quotable(c))   # an item of a list
+
+
+def test_comments_said_whole_can_be_switched_off_for_a_side_by_side(monkeypatch):
+    monkeypatch.setattr(source_code, "QUOTE_WHOLE_COMMENTS", False)
+    got = _quotable(WHOLE_COMMENTS) + _quotable(C_WHOLE_COMMENTS)
+    assert not any("payload content" in x or "raw key ID" in x or "File completer" in x for x in got)

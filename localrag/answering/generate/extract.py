@@ -1063,17 +1063,21 @@ def candidate_units(text: str, *, question: str = "",
         if span.start == 0 and span.text[:1].islower():
             continue                 # the passage starts mid-sentence (chunk overlap)
         field = source_code.gtkdoc_field(text, span.start) if "@" in text else None
+        whole = (not _ENDS_STATEMENT.search(span.text) and _enough_words(span.text)
+                 and source_code.said_whole(text, span.start, span.end))
         if not (_ENDS_STATEMENT.search(span.text) or code_after(text, span) is not None
                 or (QUOTE_LIST_ITEMS and whole_list_item(text, span))
                 or (field is not None and len(re.findall(r"\w+", span.text)) >= MIN_ITEM_WORDS)
-                or (_enough_words(span.text) and source_code.said_whole(text, span.start, span.end))):
+                or whole):
             continue                 # no sentence end: a table cell, a caption, a sentence
             #                          the chunk's end cut off, a name alone in a list (a
             #                          gtk-doc field's description is a statement of its
             #                          own, "@data_size: is the length of the data"; a
             #                          comment said whole, "# Don't put the payload ...")
-        if is_continuation(span.text) and field is None:
-            continue                 # the rest of a sentence an example cut in two
+        if is_continuation(span.text) and field is None and not whole:
+            continue                 # the rest of a sentence an example cut in two (a
+            #                          comment said whole begins its comment: "/* the raw
+            #                          key ID of the responder */")
         if (source_code.is_code_statement(span.text) or source_code.opens_comment_midway(text, span.start)
                 or source_code.unread_comment(text, span.start)):
             continue                 # "raise NotImplementedError('Subclasses must ...')", the

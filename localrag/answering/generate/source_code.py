@@ -653,11 +653,13 @@ QUOTE_WHOLE_COMMENTS = True
 """Whether a comment of code said whole without a full stop is quotable (said_whole); False
 gives the candidates as before stop 50 (scripts/record_answers_for_judging.py
 --no-whole-comments)."""
+_ANY_FIELD = re.compile(r"[ \t]*:\w+(?:[ \t]+[^:`]+)?:(?:[ \t]|$)")   # ":type exclude: iterable"
 _CLOSE_REST = re.compile(r"^[ \t]*(?:\*+/|\"\"\"|''')?[ \t]*$")
 _NOTE_TO_SELF = re.compile(r"(?:TODO|FIXME|XXX|HACK)\b")
 _LIST_LINE = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)]|-#)[ \t]")
 _C_END_LINE = re.compile(r"^[ \t]*(?:\*[ \t]*|\*+/.*|/\*.*)$")
 _DOC_MARK = re.compile(r"^[ \t]*[rRuUbBfF]{0,2}(\"\"\"|\'\'\')|(\"\"\"|\'\'\')[ \t]*$", re.M)
+_ANY_FIELD = re.compile(r"[ \t]*:\w+(?:[ \t]+[^:`]+)?:(?:[ \t]|$)")   # ":type exclude: iterable"
 _CLOSE_REST = re.compile(r"^[ \t]*(?:\*+/|\"\"\"|\'\'\')?[ \t]*$")
 
 
@@ -683,6 +685,29 @@ def in_docstring(text: str, start: int) -> bool:
     return bool(before) if before is not None else after is False
 
 
+_MARKS = re.compile(r"^[ \t]*(?:#+|/\*+!?<?|\*+/?|[rRuUbBfF]{0,2}(?:\"\"\"|\'\'\'))?")
+
+
+def _begins(text: str, start: int, lines: list[str], first: int) -> bool:
+    """Whether the sentence at `start` begins what its comment says: it follows a finished
+    sentence, or its line opens the comment (the line above has no words of it, ends a
+    sentence or is code); on the passage's first line only a capital says so."""
+    opening = text[text.rfind("\n", 0, start) + 1:start]
+    if _MARKS.sub("", opening).strip():
+        return bool(re.search(r"[.!?:][\W_]{0,3}[ \t]+$", opening))   # "... is set. If it ..."
+    if first == 0:
+        return text[start:start + 1].isupper()
+    above = lines[first - 1]
+    words = _MARKS.sub("", above).strip()
+    if not words or re.search(r"[.!?:][\W_]{0,3}$", words) or re.search(r"\*+/[ \t]*$", above):
+        return True
+    if _COMMENT.match(lines[first]):
+        return not _COMMENT.match(above)              # code above a "#" comment
+    if first in block_comments(text)[2]:
+        return (first - 1) not in block_comments(text)[2]
+    return bool(DEF_LINE.match(above)) or above.rstrip().endswith(":")
+
+
 def said_whole(text: str, start: int, end: int) -> bool:
     """Whether the sentence text[start:end] is a comment of code, or a docstring's
     paragraph, said whole without a full stop: code is commented so ("# Don't put the
@@ -697,8 +722,9 @@ def said_whole(text: str, start: int, end: int) -> bool:
     ("This method is used by" over "* AccessTokenEndpoint" introduces them). Kinds: a
     "#" comment of code (is_comment_line), a C-family comment (block_comments), a
     docstring (in_docstring). Not: code, prose of fewer than three words (_prose), a note
-    to self ("TODO: ..."), a line in capitals ("END OF OPTIONS"), a sentence on the
-    passage's last line (the chunker may have cut it)."""
+    to self ("TODO: ..."), a line in capitals ("END OF OPTIONS"), an item of a list in
+    the comment ("- Selected match finder (encoder only)"), a sentence on the passage's
+    last line (the chunker may have cut it)."""
     if not QUOTE_WHOLE_COMMENTS:
         return False
     sentence = text[start:end]
@@ -706,15 +732,22 @@ def said_whole(text: str, start: int, end: int) -> bool:
             or not re.search(r"[\w)`'\"]$", sentence)
             or any(is_statement_line(x) for x in sentence.split("\n"))):
         return False
+    if _LIST_LINE.match(re.sub(r"^[ \t]*(?:#+|\*)?", "", text[text.rfind("\n", 0, start) + 1:end])):
+        return False                     # an item of a list in a comment: read with its list
     line_end = text.find("\n", end)
     if line_end < 0 or not _CLOSE_REST.match(text[end:line_end]):
         return False
     lines = text.split("\n")
     first, last = text.count("\n", 0, start), text.count("\n", 0, end)
+    if not _begins(text, start, lines, first):
+        return False
     after = lines[last + 1]
     below = next((x for x in lines[last + 1:last + 3] if x.strip()), "")
     if is_comment_line(lines, first) and is_comment_line(lines, last):
         return not (_COMMENT.match(after) and _COMMENT.sub("", after, count=1).strip())
+    opening = text[text.rfind("\n", 0, start) + 1:start]
+    if first == last and re.fullmatch(r"[ \t]*/\*+!?<?[ \t]*", opening) and re.match(r"[ \t]*\*+/[ \t]*$", text[end:line_end]):
+        return True                      # "/* the raw key ID of the responder */" on its own line
     comment = block_comments(text)[2]
     if first in comment and last in comment:
         if "*/" in text[text.rfind("\n", 0, start) + 1:start]:
@@ -730,7 +763,7 @@ def said_whole(text: str, start: int, end: int) -> bool:
         return False
     if re.search(r"\"\"\"|\'\'\'", text[end:line_end]):
         return True
-    if not (not after.strip() or _DOC_MARK.match(after) or FIELD.match(after)):
+    if not (not after.strip() or _DOC_MARK.match(after) or _ANY_FIELD.match(after)):
         return False
     return not (_LIST_LINE.match(below) or (below.strip() and indent_width(below) > indent_width(lines[first]) + 1
-                                             and not FIELD.match(below)))
+                                             and not _ANY_FIELD.match(below)))
