@@ -1,7 +1,11 @@
 """Issue 17: list items read with the sentence that introduces their list
 (extract.list_lead_in, extract.READ_LEAD_INS). Prints figures, asserts nothing.
 
-    python bench/list_lead_ins.py [--corpora mdnotes,flask,...]
+    python bench/list_lead_ins.py [--corpora mdnotes,flask,...] [--rule lead-ins|whole-comments]
+
+`--rule whole-comments` compares the same way comments of code said whole without a full
+stop quoted or not (source_code.QUOTE_WHOLE_COMMENTS, stop 50); the last figure then
+counts quotes that are such comments.
 
 For each natural question of each corpus: the shipped search's five passages on the bench
 index, then the quotes as the answer path chooses them (choose_quotes with the relevance
@@ -40,10 +44,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpora", default=CORPORA)
     ap.add_argument("--model-dir", default=str(HERE.parent / "indexer" / "data" / "relevance"))
+    ap.add_argument("--rule", choices=("lead-ins", "whole-comments"), default="lead-ins")
     args = ap.parse_args()
+    from localrag.answering.generate import source_code
+
+    def switch(on: bool) -> None:
+        if args.rule == "lead-ins":
+            extract.READ_LEAD_INS = on
+        else:
+            source_code.QUOTE_WHOLE_COMMENTS = on
+
+    def counted(text: str, span) -> bool:  # noqa: ANN001
+        if args.rule == "lead-ins":
+            return extract.list_lead_in(text, span) is not None
+        return not extract._ENDS_STATEMENT.search(span.text) and source_code.said_whole(text, span.start, span.end)
+
     scorer = PassageScorer(args.model_dir)
     answers = scorer.model.probabilities
-    variants = (("before", False), ("lead-ins", True))
+    variants = (("before", False), (args.rule, True))
     total = {v: [0, 0, 0, 0, 0] for v, _ in variants}
     print("of the questions whose five passages hold the key phrase: a quote holds it / the first "
           "quote / a ✔ quote; quotes read with a lead-in")
@@ -61,7 +79,7 @@ def main() -> None:
                 continue
             got = {}
             for v, on in variants:
-                extract.READ_LEAD_INS = on
+                switch(on)
                 choice = extract.choose_quotes(q.question, texts, local.idx.embedder.encode,
                                                answers=answers, titles=titles)
                 quotes = choice.quotes
@@ -72,15 +90,14 @@ def main() -> None:
                 c[1] += any(holds)
                 c[2] += bool(holds) and holds[0]
                 c[3] += any(h and r for h, r in zip(holds, roles))
-                c[4] += sum(extract.list_lead_in(texts[x.passage], x.span) is not None
-                            for x in quotes) if on else 0
+                c[4] += sum(counted(texts[x.passage], x.span) for x in quotes) if on else 0
                 got[v] = any(h and r for h, r in zip(holds, roles))
-            if got["before"] != got["lead-ins"]:
-                changed.append(f"{q.id}{'+' if got['lead-ins'] else '-'}")
-        extract.READ_LEAD_INS = True
+            if got["before"] != got[args.rule]:
+                changed.append(f"{q.id}{'+' if got[args.rule] else '-'}")
+        switch(True)
         local.idx.close()
         print(f"{name}: " + "; ".join(f"{v} {c[1]}/{c[2]}/{c[3]} of {c[0]}" for v, c in counts.items())
-              + f"; {counts['lead-ins'][4]} quotes with a lead-in; ✔ changed: {' '.join(changed) or '-'}")
+              + f"; {counts[args.rule][4]} quotes with a {args.rule[:-1]}; ✔ changed: {' '.join(changed) or '-'}")
         for v in counts:
             total[v] = [a + b for a, b in zip(total[v], counts[v])]
     print("all: " + "; ".join(f"{v} {c[1]}/{c[2]}/{c[3]} of {c[0]}" for v, c in total.items()))
