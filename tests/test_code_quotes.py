@@ -631,6 +631,20 @@ def test_a_comment_that_goes_on_is_cut_or_introduces_something_is_not_said_whole
     c = "/*\n * Maximum size of the dictionary depends on multiple things:\n *  - Memory usage limit\n" \
         " *  - Selected match finder (encoder only)\n */\nint x;\n"
     assert not any("Selected match finder" in x for x in _quotable(c))   # an item of a list
+    toml = '''def loads(s, _dict=dict, decoder=None):
+    """Parses string as toml
+
+    Args:
+        s: String to be parsed
+        _dict: (optional) Specifies the class of the returned toml dictionary
+
+    Returns:
+        Parsed toml file represented as a dictionary
+    """
+    return decoder.parse(s)
+'''
+    # the entries are not one sentence; "Parses string as toml" has four words, a title's
+    assert _quotable(toml) == ["Parsed toml file represented as a dictionary"]
 
 
 def test_comments_said_whole_can_be_switched_off_for_a_side_by_side(monkeypatch):

@@ -656,6 +656,9 @@ gives the candidates as before stop 50 (scripts/record_answers_for_judging.py
 _ANY_FIELD = re.compile(r"[ \t]*:\w+(?:[ \t]+[^:`]+)?:(?:[ \t]|$)")   # ":type exclude: iterable"
 _CLOSE_REST = re.compile(r"^[ \t]*(?:\*+/|\"\"\"|''')?[ \t]*$")
 _NOTE_TO_SELF = re.compile(r"(?:TODO|FIXME|XXX|HACK)\b")
+_ENTRY = re.compile(r"^[ \t]*(?:#+|\*)?[ \t]*[\w.*/]+(?:[ \t]*\([^)]*\))?[ \t]*(?::|--)[ \t]+\S")
+"""A line of a Google-style section ("    _dict: (optional) Specifies the class", "TypeError
+-- When f is invalid type"): an entry named by its first word."""
 _LIST_LINE = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)]|-#)[ \t]")
 _C_END_LINE = re.compile(r"^[ \t]*(?:\*[ \t]*|\*+/.*|/\*.*)$")
 _DOC_MARK = re.compile(r"^[ \t]*[rRuUbBfF]{0,2}(\"\"\"|\'\'\')|(\"\"\"|\'\'\')[ \t]*$", re.M)
@@ -723,8 +726,10 @@ def said_whole(text: str, start: int, end: int) -> bool:
     "#" comment of code (is_comment_line), a C-family comment (block_comments), a
     docstring (in_docstring). Not: code, prose of fewer than three words (_prose), a note
     to self ("TODO: ..."), a line in capitals ("END OF OPTIONS"), an item of a list in
-    the comment ("- Selected match finder (encoder only)"), a sentence on the passage's
-    last line (the chunker may have cut it)."""
+    the comment ("- Selected match finder (encoder only)"), two or more entries of a
+    section run together ("f: Path to the file ... _dict: (optional) Specifies the class
+    ...", toml's "Args:", judged noise in pycode3), a sentence on the passage's last line
+    (the chunker may have cut it)."""
     if not QUOTE_WHOLE_COMMENTS:
         return False
     sentence = text[start:end]
@@ -734,6 +739,9 @@ def said_whole(text: str, start: int, end: int) -> bool:
         return False
     if _LIST_LINE.match(re.sub(r"^[ \t]*(?:#+|\*)?", "", text[text.rfind("\n", 0, start) + 1:end])):
         return False                     # an item of a list in a comment: read with its list
+    if sum(bool(_ENTRY.match(x)) for x in text[text.rfind("\n", 0, start) + 1:end].split("\n")) >= 2:
+        return False                     # "f: Path to the file" over "_dict: (optional) ...":
+        #                                  a section's entries (Args:, Raises:) run together
     line_end = text.find("\n", end)
     if line_end < 0 or not _CLOSE_REST.match(text[end:line_end]):
         return False
