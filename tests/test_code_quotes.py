@@ -643,6 +643,21 @@ def test_a_comment_that_goes_on_is_cut_or_introduces_something_is_not_said_whole
     """
     return decoder.parse(s)
 '''
+    c = """/* XSLT Debug Tracing Tracing Types */
+typedef enum {
+    XSLT_TRACE_ALL = -1
+} xsltDebugTraceCodes;
+
+struct _xsltTransformContext {
+    xmlDocPtr localRVT; /* list of local tree fragments; will be freed when
+                           the instruction which created the fragment
+                           exits */
+    xmlDocPtr localRVTBase; /* Obsolete */
+};
+"""
+    got = _quotable(c)
+    assert not any("Tracing Types" in x for x in got)                   # a heading
+    assert not any(x.startswith("the instruction") for x in got)        # the rest of a comment
     # the entries are not one sentence; "Parses string as toml" has four words, a title's
     assert _quotable(toml) == ["Parsed toml file represented as a dictionary"]
 

@@ -691,6 +691,13 @@ def in_docstring(text: str, start: int) -> bool:
 _MARKS = re.compile(r"^[ \t]*(?:#+|/\*+!?<?|\*+/?|[rRuUbBfF]{0,2}(?:\"\"\"|\'\'\'))?")
 
 
+def _title_case(sentence: str) -> bool:
+    """A heading of code ("XSLT Debug Tracing Tracing Types", "Extra Functions"): every
+    word of letters capitalised."""
+    words = re.findall(r"[^\W\d_]+", sentence)
+    return bool(words) and all(w[0].isupper() for w in words)
+
+
 def _begins(text: str, start: int, lines: list[str], first: int) -> bool:
     """Whether the sentence at `start` begins what its comment says: it follows a finished
     sentence, or its line opens the comment (the line above has no words of it, ends a
@@ -701,6 +708,8 @@ def _begins(text: str, start: int, lines: list[str], first: int) -> bool:
     if first == 0:
         return text[start:start + 1].isupper()
     above = lines[first - 1]
+    if "/*" in above and "*/" not in above[above.rfind("/*"):]:
+        return False                     # "xmlDocPtr localRVT; /* list of ... freed when" goes on
     words = _MARKS.sub("", above).strip()
     if not words or re.search(r"[.!?:][\W_]{0,3}$", words) or re.search(r"\*+/[ \t]*$", above):
         return True
@@ -725,16 +734,18 @@ def said_whole(text: str, start: int, end: int) -> bool:
     ("This method is used by" over "* AccessTokenEndpoint" introduces them). Kinds: a
     "#" comment of code (is_comment_line), a C-family comment (block_comments), a
     docstring (in_docstring). Not: code, prose of fewer than three words (_prose), a note
-    to self ("TODO: ..."), a line in capitals ("END OF OPTIONS"), an item of a list in
-    the comment ("- Selected match finder (encoder only)"), two or more entries of a
-    section run together ("f: Path to the file ... _dict: (optional) Specifies the class
-    ...", toml's "Args:", judged noise in pycode3), a sentence on the passage's last line
-    (the chunker may have cut it)."""
+    to self ("TODO: ..."), a heading ("END OF OPTIONS", "XSLT Debug Tracing Types"), an
+    item of a list in the comment ("- Selected match finder (encoder only)"), two or more
+    entries of a section run together ("f: Path to the file ... _dict: (optional)
+    Specifies the class ...", toml's "Args:", judged noise in pycode3), the rest of a
+    comment opened after code on the line above ("xmlDocPtr localRVT; /* list of local
+    tree fragments; will be freed when"), a sentence on the passage's last line (the
+    chunker may have cut it)."""
     if not QUOTE_WHOLE_COMMENTS:
         return False
     sentence = text[start:end]
     if (not _prose(sentence) or _NOTE_TO_SELF.match(sentence) or not re.search(r"[a-z]", sentence)
-            or not re.search(r"[\w)`'\"]$", sentence)
+            or not re.search(r"[\w)`'\"]$", sentence) or _title_case(sentence)
             or any(is_statement_line(x) for x in sentence.split("\n"))):
         return False
     if _LIST_LINE.match(re.sub(r"^[ \t]*(?:#+|\*)?", "", text[text.rfind("\n", 0, start) + 1:end])):
