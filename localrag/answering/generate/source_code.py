@@ -708,7 +708,8 @@ def _begins(text: str, start: int, lines: list[str], first: int) -> bool:
     if first == 0:
         return text[start:start + 1].isupper()
     above = lines[first - 1]
-    if "/*" in above and "*/" not in above[above.rfind("/*"):]:
+    opened = above[above.rfind("/*"):] if "/*" in above else ""
+    if opened and "*/" not in opened and re.search(r"\w", opened):
         return False                     # "xmlDocPtr localRVT; /* list of ... freed when" goes on
     words = _MARKS.sub("", above).strip()
     if not words or re.search(r"[.!?:][\W_]{0,3}$", words) or re.search(r"\*+/[ \t]*$", above):
