@@ -660,6 +660,16 @@ struct _xsltTransformContext {
     assert not any(x.startswith("the instruction") for x in got)        # the rest of a comment
     # the entries are not one sentence; "Parses string as toml" has four words, a title's
     assert _quotable(toml) == ["Parsed toml file represented as a dictionary"]
+    values = '''    def add_id_token(self, token, token_handler, request):
+        # Treat it as normal OAuth 2 auth code request if openid is not present
+        if not request.scopes or 'openid' not in request.scopes:
+            return token
+        # "id_token token" - return the access token and the id token
+        # "id_token" - don't return the access token
+        if "token" not in request.response_type.split():
+            token = {}
+'''
+    assert _quotable(values) == ["Treat it as normal OAuth 2 auth code request if openid is not present"]
 
 
 def test_comments_said_whole_can_be_switched_off_for_a_side_by_side(monkeypatch):

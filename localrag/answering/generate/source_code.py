@@ -656,9 +656,11 @@ gives the candidates as before stop 50 (scripts/record_answers_for_judging.py
 _ANY_FIELD = re.compile(r"[ \t]*:\w+(?:[ \t]+[^:`]+)?:(?:[ \t]|$)")   # ":type exclude: iterable"
 _CLOSE_REST = re.compile(r"^[ \t]*(?:\*+/|\"\"\"|''')?[ \t]*$")
 _NOTE_TO_SELF = re.compile(r"(?:TODO|FIXME|XXX|HACK)\b")
-_ENTRY = re.compile(r"^[ \t]*(?:#+|\*)?[ \t]*[\w.*/]+(?:[ \t]*\([^)]*\))?[ \t]*(?::|--)[ \t]+\S")
+_ENTRY = re.compile(r"^[ \t]*(?:#+|\*)?[ \t]*(?:[\w.*/]+|\"[^\"]+\"|'[^']+')(?:[ \t]*\([^)]*\))?"
+                    r"[ \t]*(?::|--?)[ \t]+\S")
 """A line of a Google-style section ("    _dict: (optional) Specifies the class", "TypeError
--- When f is invalid type"): an entry named by its first word."""
+-- When f is invalid type") or of a list of values ('# "id_token" - don't return the access
+token'): an entry named by its first word."""
 _LIST_LINE = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)]|-#)[ \t]")
 _C_END_LINE = re.compile(r"^[ \t]*(?:\*[ \t]*|\*+/.*|/\*.*)$")
 _DOC_MARK = re.compile(r"^[ \t]*[rRuUbBfF]{0,2}(\"\"\"|\'\'\')|(\"\"\"|\'\'\')[ \t]*$", re.M)
