@@ -220,6 +220,12 @@ def test_quotes_that_follow_each_other_in_the_file_are_one_excerpt():
     with_code = q(0, "Beta two.", 0.9, code=Span(22, 23, "x"))
     assert [len(g) for g in excerpts([with_code, gamma], [text, other])] == [1, 1]
     assert excerpts([], []) == []
+    # a quote said without a sentence end (a comment of code) is an excerpt of its own
+    code = "        # HTTP method is currently not enforced\n\n    Parameters sent without a value MUST be ignored."
+    said = Quote(0, Span(code.index("HTTP"), code.index("enforced") + 8, "HTTP method is currently not enforced"), 0.9)
+    rest = code.index("Parameters")
+    after = Quote(0, Span(rest, len(code), code[rest:]), 0.5)
+    assert [len(g) for g in excerpts([said, after], [code])] == [1, 1]
 
 
 def test_the_app_shows_and_copies_a_quotes_name_with_it():

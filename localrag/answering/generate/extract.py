@@ -1534,7 +1534,9 @@ def excerpts(quotes: Sequence[Quote], passages: Sequence[str]) -> list[list[Quot
     statement of the file, not one answer and one aside: the answer path gives the excerpt
     one mark (the answer's when any of its quotes answers). List items are statements of
     their own, each one unit (list_item_at): joined, "* apt-extracttemplates ... *
-    apt-ftparchive ..." reads as a list flattened onto one line."""
+    apt-ftparchive ..." reads as a list flattened onto one line. So is a quote said without
+    a sentence end (a comment of code, source_code.said_whole): "HTTP method is currently
+    not enforced Parameters sent without a value MUST ..." read as one run-on (pycode)."""
     ordered = sorted(range(len(quotes)), key=lambda i: (quotes[i].passage, quotes[i].span.start, i))
     runs: list[list[int]] = []
     for i in ordered:
@@ -1543,6 +1545,7 @@ def excerpts(quotes: Sequence[Quote], passages: Sequence[str]) -> list[list[Quot
             last = quotes[runs[-1][-1]]
             gap = passages[q.passage][last.span.end:q.span.start] if last.passage == q.passage else "x"
             if (last.code is None and last.span.end <= q.span.start and not gap.strip()
+                    and _ENDS_STATEMENT.search(last.span.text)
                     and not list_item_at(passages[q.passage], q.span)
                     and not list_item_at(passages[last.passage], last.span)):
                 runs[-1].append(i)
