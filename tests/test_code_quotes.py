@@ -626,6 +626,9 @@ def test_a_comment_that_goes_on_is_cut_or_introduces_something_is_not_said_whole
     assert "This method is used by" not in got                  # it introduces a list
     assert not any(x.startswith("TODO") for x in got)           # a note to self
     assert not any("chunker cut" in x for x in got)             # the passage's last line
+    hashed = "    def f(self):\n        # The values this function accepts are listed below\n        #\n" \
+             "        # - alpha, the first value of all\n        return 1\n"
+    assert not any("values this function" in x for x in _quotable(hashed))
     prose = "A paragraph of notes that ends without a full stop here\n\nNext paragraph starts.\n"
     assert _quotable(prose) == ["Next paragraph starts."]       # prose is read as before
     c = "/*\n * Maximum size of the dictionary depends on multiple things:\n *  - Memory usage limit\n" \

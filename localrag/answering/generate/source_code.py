@@ -653,8 +653,6 @@ QUOTE_WHOLE_COMMENTS = True
 """Whether a comment of code said whole without a full stop is quotable (said_whole); False
 gives the candidates as before stop 50 (scripts/record_answers_for_judging.py
 --no-whole-comments)."""
-_ANY_FIELD = re.compile(r"[ \t]*:\w+(?:[ \t]+[^:`]+)?:(?:[ \t]|$)")   # ":type exclude: iterable"
-_CLOSE_REST = re.compile(r"^[ \t]*(?:\*+/|\"\"\"|''')?[ \t]*$")
 _NOTE_TO_SELF = re.compile(r"(?:TODO|FIXME|XXX|HACK)\b")
 _ENTRY = re.compile(r"^[ \t]*(?:#+|\*)?[ \t]*(?:[\w.*/]+|\"[^\"]+\"|'[^']+')(?:[ \t]*\([^)]*\))?"
                     r"[ \t]*(?::|--?)[ \t]+\S")
@@ -766,9 +764,13 @@ def said_whole(text: str, start: int, end: int) -> bool:
     after = lines[last + 1]
     below = next((x for x in lines[last + 1:last + 3] if x.strip()), "")
     if is_comment_line(lines, first) and is_comment_line(lines, last):
-        return not (_COMMENT.match(after) and _COMMENT.sub("", after, count=1).strip())
+        if _COMMENT.match(after) and _COMMENT.sub("", after, count=1).strip():
+            return False                 # the comment goes on
+        nxt = next((x for x in lines[last + 1:last + 3] if _COMMENT.sub("", x, count=1).strip()), "")
+        return not _LIST_LINE.match(_COMMENT.sub("", nxt, count=1))
     opening = text[text.rfind("\n", 0, start) + 1:start]
-    if first == last and re.fullmatch(r"[ \t]*/\*+!?<?[ \t]*", opening) and re.match(r"[ \t]*\*+/[ \t]*$", text[end:line_end]):
+    if (first == last and re.fullmatch(r"[ \t]*/\*+!?<?[ \t]*", opening)
+            and re.match(r"[ \t]*\*+/[ \t]*$", text[end:line_end])):
         return True                      # "/* the raw key ID of the responder */" on its own line
     comment = block_comments(text)[2]
     if first in comment and last in comment:
@@ -787,5 +789,5 @@ def said_whole(text: str, start: int, end: int) -> bool:
         return True
     if not (not after.strip() or _DOC_MARK.match(after) or _ANY_FIELD.match(after)):
         return False
-    return not (_LIST_LINE.match(below) or (below.strip() and indent_width(below) > indent_width(lines[first]) + 1
-                                             and not _ANY_FIELD.match(below)))
+    deeper = below.strip() and indent_width(below) > indent_width(lines[first]) + 1
+    return not (_LIST_LINE.match(below) or (deeper and not _ANY_FIELD.match(below)))
