@@ -11,7 +11,8 @@ fully supported, shown as answer or context, the share judged supported = full);
 share of questions answered by a ✔ unit shown as the answer; and the same for the context
 units, so that one can see what the answer/context split separates. Where other annotators
 judged the same answers: their figures, their agreement with the first (Cohen's kappa of
-"answers = yes"), and with three, the majority's figures.
+"answers = yes"), and with three, the majority's figures. Last, the three figures summed
+over each corpus's newest judged round.
 """
 
 from __future__ import annotations
@@ -46,6 +47,46 @@ def main() -> None:
         elif others:    # two annotators: where they differ, the lower label (the rubric's rule)
             print_figures(f"{name}, both annotators (the lower label where they differ)", answers,
                           majority([judged, *others]))
+    newest_rounds()
+
+
+def newest_rounds() -> None:
+    """The three figures summed over each corpus's newest judged round (answer_gaps.CORPORA,
+    the first round of carry_judgments.EARLIER with answers and judgments)."""
+    from answer_gaps import CORPORA, newest_round
+
+    shown = yes = fully = ok = answered = total = 0
+    tags = []
+    for name in CORPORA.split(","):
+        tag = newest_round(name)
+        if tag is None:
+            continue
+        tags.append(f"{name} {tag}")
+        answers = [json.loads(x) for x in (DATA / f"answers-{name}-{tag}.jsonl").read_text().splitlines() if x.strip()]
+        judged = {d["qid"]: d for d in (json.loads(x) for x in
+                                        (DATA / f"judged-answers-{name}-{tag}.jsonl").read_text().splitlines() if x.strip())}
+        for a in answers:
+            if a["qid"] not in judged:
+                continue
+            total += 1
+            verdict = {u["unit"]: u for u in judged[a["qid"]]["units"]}
+            hit = False
+            for u in a["units"]:
+                v = verdict.get(u["unit"])
+                if v is None:
+                    continue
+                if u["label"] == "fully":
+                    fully += 1
+                    ok += v.get("supported") == "full"
+                if u["shown_as_answer"]:
+                    shown += 1
+                    yes += v.get("answers") == "yes"
+                    hit = hit or (v.get("answers") == "yes" and v.get("supported") == "full")
+            answered += hit
+    print(f"\nnewest judged rounds ({', '.join(tags)}):")
+    print(f"  units shown as the answer with ✔ that answer: {yes}/{shown} ({yes / max(shown, 1):.3f})")
+    print(f"  questions answered by a ✔ unit shown as the answer: {answered}/{total} ({answered / max(total, 1):.3f})")
+    print(f"  'fully' precision: {ok}/{fully} ({ok / max(fully, 1):.3f})")
 
 
 def majority(judges: list[dict[str, dict]]) -> dict[str, dict]:
