@@ -594,9 +594,8 @@ def _quotable(text: str) -> list[str]:
 
 
 def test_a_comment_said_whole_without_a_full_stop_is_quoted():
-    """Code is commented without full stops; such a comment is the statement (pycode2,
-    ccode3: the answers to four held-out questions were comments like these, never
-    candidates)."""
+    """Code is commented without full stops; such a comment is the statement (the answers
+    to four questions of pycode2 and ccode3 were comments like these, never candidates)."""
     got = _quotable(WHOLE_COMMENTS)
     assert "Don't put the payload content inside the encoded token when detached" in got
     assert "File completer class, optionally takes a list of allowed extensions" in got
@@ -620,8 +619,8 @@ def test_a_comment_that_goes_on_is_cut_or_introduces_something_is_not_said_whole
 
     def parse(self):
         x = 1
-        # this is the rest of a comment that the
-        # chunker cut before its end'''
+        # This comment runs on, but the
+        # chunker cut it before its end'''
     got = _quotable(text)
     assert "This method is used by" not in got                  # it introduces a list
     assert not any(x.startswith("TODO") for x in got)           # a note to self
