@@ -18,6 +18,7 @@ over each corpus's newest judged round.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data" / "answers"
@@ -55,7 +56,7 @@ def newest_rounds() -> None:
     the first round of carry_judgments.EARLIER with answers and judgments)."""
     from answer_gaps import CORPORA, newest_round
 
-    shown = yes = fully = ok = answered = total = 0
+    total: Counter = Counter()
     tags = []
     for name in CORPORA.split(","):
         tag = newest_round(name)
@@ -65,28 +66,14 @@ def newest_rounds() -> None:
         answers = [json.loads(x) for x in (DATA / f"answers-{name}-{tag}.jsonl").read_text().splitlines() if x.strip()]
         judged = {d["qid"]: d for d in (json.loads(x) for x in
                                         (DATA / f"judged-answers-{name}-{tag}.jsonl").read_text().splitlines() if x.strip())}
-        for a in answers:
-            if a["qid"] not in judged:
-                continue
-            total += 1
-            verdict = {u["unit"]: u for u in judged[a["qid"]]["units"]}
-            hit = False
-            for u in a["units"]:
-                v = verdict.get(u["unit"])
-                if v is None:
-                    continue
-                if u["label"] == "fully":
-                    fully += 1
-                    ok += v.get("supported") == "full"
-                if u["shown_as_answer"]:
-                    shown += 1
-                    yes += v.get("answers") == "yes"
-                    hit = hit or (v.get("answers") == "yes" and v.get("supported") == "full")
-            answered += hit
+        total.update(counts(answers, judged))
+    c = total
     print(f"\nnewest judged rounds ({', '.join(tags)}):")
-    print(f"  units shown as the answer with ✔ that answer: {yes}/{shown} ({yes / max(shown, 1):.3f})")
-    print(f"  questions answered by a ✔ unit shown as the answer: {answered}/{total} ({answered / max(total, 1):.3f})")
-    print(f"  'fully' precision: {ok}/{fully} ({ok / max(fully, 1):.3f})")
+    print(f"  units shown as the answer with ✔ that answer: {c['shown_yes']}/{c['shown']} "
+          f"({c['shown_yes'] / max(c['shown'], 1):.3f})")
+    print(f"  questions answered by a ✔ unit shown as the answer: {c['answered']}/{c['total']} "
+          f"({c['answered'] / max(c['total'], 1):.3f})")
+    print(f"  'fully' precision: {c['fully_ok']}/{c['fully']} ({c['fully_ok'] / max(c['fully'], 1):.3f})")
 
 
 def majority(judges: list[dict[str, dict]]) -> dict[str, dict]:
@@ -146,16 +133,16 @@ def agreement(answers: list[dict], one: dict[str, dict], two: dict[str, dict]) -
           f"{sum(x and y for x, y in pairs)}, by one of them {sum(x != y for x, y in pairs)}, of {len(pairs)}")
 
 
-def print_figures(name: str, answers: list[dict], judged: dict[str, dict]) -> None:
-    shown = shown_yes = fully = fully_ok = ctx = ctx_yes = noise_fully = names = names_ok = 0
-    answered = total = 0
-    seconds = []
+def counts(answers: list[dict], judged: dict[str, dict]) -> Counter:
+    """The tallies behind print_figures' lines (questions judged and answered, units shown as
+    the answer and those that answer, context units, units labelled fully, their noise and
+    name lines), for one round or summed over several."""
+    c: Counter = Counter()
     for a in answers:
         j = judged.get(a["qid"])
         if j is None:
             continue
-        total += 1
-        seconds.append(a["seconds"])
+        c["total"] += 1
         verdict = {u["unit"]: u for u in j["units"]}
         ok = False
         for u in a["units"]:
@@ -163,21 +150,30 @@ def print_figures(name: str, answers: list[dict], judged: dict[str, dict]) -> No
             if v is None:
                 continue
             if u["label"] == "fully":
-                fully += 1
-                fully_ok += v.get("supported") == "full"
-                noise_fully += v.get("noise") == "yes"
+                c["fully"] += 1
+                c["fully_ok"] += v.get("supported") == "full"
+                c["noise_fully"] += v.get("noise") == "yes"
                 if is_name_line(u):
-                    names += 1
-                    names_ok += v.get("supported") == "full"
+                    c["names"] += 1
+                    c["names_ok"] += v.get("supported") == "full"
             if u["shown_as_answer"]:
-                shown += 1
+                c["shown"] += 1
                 yes = v.get("answers") == "yes"
-                shown_yes += yes
+                c["shown_yes"] += yes
                 ok = ok or (yes and v.get("supported") == "full")
             elif u["role"] == "context":
-                ctx += 1
-                ctx_yes += v.get("answers") == "yes"
-        answered += ok
+                c["ctx"] += 1
+                c["ctx_yes"] += v.get("answers") == "yes"
+        c["answered"] += ok
+    return c
+
+
+def print_figures(name: str, answers: list[dict], judged: dict[str, dict]) -> None:
+    c = counts(answers, judged)
+    shown, shown_yes, fully, fully_ok = c["shown"], c["shown_yes"], c["fully"], c["fully_ok"]
+    ctx, ctx_yes, noise_fully, names, names_ok = c["ctx"], c["ctx_yes"], c["noise_fully"], c["names"], c["names_ok"]
+    answered, total = c["answered"], c["total"]
+    seconds = [a["seconds"] for a in answers if a["qid"] in judged]
     seconds.sort()
     print(f"{name}: {total} questions judged (median answer {seconds[len(seconds) // 2]:.1f} s)")
     print(f"  units shown as the answer with ✔ that answer: {shown_yes}/{shown} "

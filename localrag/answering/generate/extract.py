@@ -1063,9 +1063,9 @@ def candidate_units(text: str, *, question: str = "",
         if span.start == 0 and span.text[:1].islower():
             continue                 # the passage starts mid-sentence (chunk overlap)
         field = source_code.gtkdoc_field(text, span.start) if "@" in text else None
-        whole = (not _ENDS_STATEMENT.search(span.text) and _enough_words(span.text)
-                 and source_code.said_whole(text, span.start, span.end))
-        if not (_ENDS_STATEMENT.search(span.text) or code_after(text, span) is not None
+        ends = _ENDS_STATEMENT.search(span.text) is not None
+        whole = not ends and _enough_words(span.text) and source_code.said_whole(text, span.start, span.end)
+        if not (ends or code_after(text, span) is not None
                 or (QUOTE_LIST_ITEMS and whole_list_item(text, span))
                 or (field is not None and len(re.findall(r"\w+", span.text)) >= MIN_ITEM_WORDS)
                 or whole):

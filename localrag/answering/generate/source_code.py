@@ -745,13 +745,14 @@ def said_whole(text: str, start: int, end: int) -> bool:
     if not QUOTE_WHOLE_COMMENTS:
         return False
     sentence = text[start:end]
+    line_start = text.rfind("\n", 0, start) + 1
     if (not _prose(sentence) or _NOTE_TO_SELF.match(sentence) or not re.search(r"[a-z]", sentence)
             or not re.search(r"[\w)`'\"]$", sentence) or _title_case(sentence)
             or any(is_statement_line(x) for x in sentence.split("\n"))):
         return False
-    if _LIST_LINE.match(re.sub(r"^[ \t]*(?:#+|\*)?", "", text[text.rfind("\n", 0, start) + 1:end])):
+    if _LIST_LINE.match(re.sub(r"^[ \t]*(?:#+|\*)?", "", text[line_start:end])):
         return False                     # an item of a list in a comment: read with its list
-    if sum(bool(_ENTRY.match(x)) for x in text[text.rfind("\n", 0, start) + 1:end].split("\n")) >= 2:
+    if sum(bool(_ENTRY.match(x)) for x in text[line_start:end].split("\n")) >= 2:
         return False                     # "f: Path to the file" over "_dict: (optional) ...":
         #                                  a section's entries (Args:, Raises:) run together
     line_end = text.find("\n", end)
@@ -768,13 +769,13 @@ def said_whole(text: str, start: int, end: int) -> bool:
             return False                 # the comment goes on
         nxt = next((x for x in lines[last + 1:last + 3] if _COMMENT.sub("", x, count=1).strip()), "")
         return not _LIST_LINE.match(_COMMENT.sub("", nxt, count=1))
-    opening = text[text.rfind("\n", 0, start) + 1:start]
+    opening = text[line_start:start]
     if (first == last and re.fullmatch(r"[ \t]*/\*+!?<?[ \t]*", opening)
             and re.match(r"[ \t]*\*+/[ \t]*$", text[end:line_end])):
         return True                      # "/* the raw key ID of the responder */" on its own line
     comment = block_comments(text)[2]
     if first in comment and last in comment:
-        if "*/" in text[text.rfind("\n", 0, start) + 1:start]:
+        if "*/" in text[line_start:start]:
             return False                 # a comment after code on its line
         if "*/" in text[end:line_end] or (last + 1) not in comment:
             return True
