@@ -55,6 +55,9 @@ def main() -> None:
     ap.add_argument("--no-whole-comments", action="store_true",
                     help="comments of code said without a full stop never quoted, as before stop 50 "
                          "(source_code.QUOTE_WHOLE_COMMENTS off), for a side-by-side")
+    ap.add_argument("--no-c-mends", action="store_true",
+                    help="C comments read and named as at stop 50 (source_code.READ_C_COMMENTS_WHOLE "
+                         "and SHOW_VALUES off), for a side-by-side")
     ap.add_argument("--tag", default="", help="a round's name: answers-<corpus>-<tag>.jsonl "
                     "(an earlier round's file and its judgements stay as they are)")
     ap.add_argument("--index-tag", default="", help="the bench index to answer from, "
@@ -77,6 +80,7 @@ def main() -> None:
     source_code.READ_GTKDOC = not args.no_gtk_doc
     source_code.READ_C_COMMENTS = not args.no_c_comments
     source_code.QUOTE_WHOLE_COMMENTS = not args.no_whole_comments
+    source_code.READ_C_COMMENTS_WHOLE = source_code.SHOW_VALUES = not args.no_c_mends
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     for name in args.corpora.split(","):
         qs = questions(corpus(name), "natural")[args.skip:]

@@ -137,6 +137,22 @@ def _blocks(text: str, code: frozenset[int] = frozenset(),
     return out
 
 
+_GTKDOC_REFERENCE = re.compile(r"(?m)^([ \t]*)#(?=[A-Za-z_])")
+
+
+def _inside(text: str, at: int, block: str, comment: frozenset[int]) -> bool:
+    """Whether every line of `block` (at offset `at` of `text`) is inside a C-family comment
+    (source_code.block_comments). There a line opening with "#" is gtk-doc's reference to a
+    symbol ("(valid only if either\n #XMLSEC_DSIG_FLAGS_STORE_SIGNEDINFO_REFERENCES or ..."),
+    its "#" a mark like the "*" gutter (_GTKDOC_REFERENCE), not a comment of code
+    (source_code.comment_runs) nor a heading (lexical.split_sentences): the sentence was cut
+    there."""
+    if not comment or not source_code.READ_C_COMMENTS_WHOLE:
+        return False
+    first = text.count("\n", 0, at)
+    return all(n in comment for n in range(first, first + block.count("\n") + 1))
+
+
 def sentence_spans(text: str) -> list[Span]:
     """The sentences of `text` (lexical.split_sentences) with their offsets in `text`;
     lines of markup separate sentences and are not part of any. In code, a comment's "#"
@@ -145,7 +161,9 @@ def sentence_spans(text: str) -> list[Span]:
     out: list[Span] = []
     text, code, comment = source_code.block_comments(text)
     for base, block in ((b + k, piece) for b, whole in _blocks(text, code, comment)
-                        for k, piece in source_code.comment_runs(whole)):
+                        for k, piece in (((0, _GTKDOC_REFERENCE.sub(r"\1 ", whole)),)
+                                         if _inside(text, b, whole, comment)
+                                         else source_code.comment_runs(whole))):
         for s in _sentences(_blank_quote_marks(block)):
             at = base + s.start
             quoted = _BLOCKQUOTE.match(s.text)
@@ -158,7 +176,10 @@ def sentence_spans(text: str) -> list[Span]:
             if (tag and source_code.READ_GTKDOC and tag.end() < len(s.text)
                     and text.count("\n", 0, base + s.start) in comment):
                 cut = tag.end() + len(s.text[tag.end():]) - len(s.text[tag.end():].lstrip())
-                s = Span(s.start + cut, s.end, s.text[cut:])   # not its "@name:"
+                raw = source_code.GTKDOC_TAG.match(block, s.start)   # the file's own spaces
+                at = raw.end() if raw else s.start + tag.end()       # (the text's are collapsed)
+                at += len(block[at:s.end]) - len(block[at:s.end].lstrip())
+                s = Span(at, s.end, s.text[cut:])   # not its "@name:"
             lead, trail = source_code.docstring_marks(s.text)
             if lead or trail:
                 s = Span(s.start + lead, s.end - trail, s.text[lead:len(s.text) - trail])
@@ -616,7 +637,7 @@ def subject_of(text: str, span: Span, lead: str = "") -> Span | None:
     (_owner), looked up in `lead`, the file's text right before the passage, when the
     passage opens inside that docstring. A sentence of a C-family comment is named after
     the declaration beside the comment (source_code.c_subject)."""
-    field = source_code.gtkdoc_field(text, span.start) if "@" in text else None
+    field = source_code.gtkdoc_field(text, span.start, within=True) if "@" in text else None
     if field is not None and field[2] is not None:   # (as a docstring's ":param x:")
         if field[2].isupper():           # an enum's member: "GNUTLS_CIPHER_AES_256_CBC"
             return Span(field[0], field[1], field[2])
@@ -626,7 +647,16 @@ def subject_of(text: str, span: Span, lead: str = "") -> Span | None:
                  else symbol)
         return Span(field[0], field[1], f"{owner} @{field[2]}" if owner else f"@{field[2]}")
     declared = source_code.c_subject(text, span.start) if "*/" in text else None
-    if declared is not None:
+    if declared is None and "@" in text and source_code.READ_C_COMMENTS_WHOLE:
+        line_start = text.rfind("\n", 0, span.start) + 1   # no declaration in the passage: a
+        symbol = source_code.gtkdoc_symbol(text, line_start)   # gtk-doc comment names its symbol
+        at = text.rfind(symbol + ":", 0, span.start) if symbol else -1
+        if symbol and at >= 0 and not _names_itself(symbol, span.text):
+            return Span(at, at + len(symbol), symbol)
+    if declared is not None:             # a constant with its value, even where the sentence
+        valued = source_code.defined_value(text[declared[0]:declared[1]])   # names it
+        if valued is not None:
+            return Span(declared[0], declared[1], valued)
         return None if _names_itself(declared[2], span.text) else Span(*declared)
     opening = _paragraph_opening(text, span)
     field = source_code.field_at(text, opening)

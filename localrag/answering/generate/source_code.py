@@ -404,6 +404,15 @@ READ_C_COMMENTS = True
 """Whether C-family comments are read as C (block_comments, c_subject); False reads them
 as plain text, as before stop 48 (scripts/record_answers_for_judging.py --no-c-comments,
 set before any passage is read: block_comments keeps what it read)."""
+READ_C_COMMENTS_WHOLE = True
+"""Whether C-family comments are read whole and named right (stop 51): a comment the
+passage's end cuts before its "*/" (_cut_before_close), a one-line "/** ... */" over its
+declaration (c_subject), a later sentence of a gtk-doc field's description (gtkdoc_field
+`within`), a "#symbol" line inside a comment (extract._inside), the comment's gtk-doc symbol
+line as its subject where the passage holds no declaration (extract.subject_of), and a
+declaration with its own comment right above it never taken as the next comment's subject.
+False reads them as at stop 50 (scripts/record_answers_for_judging.py --no-c-mends, set
+before any passage is read)."""
 
 _C_BLOCK_LINE = re.compile(r"^[ \t]*(?:/\*+!?|\*+/)[ \t]*$|^[ \t]*/\*", re.M)
 _C_CLOSE_EOL = re.compile(r"\*+/[ \t]*$", re.M)
@@ -440,7 +449,7 @@ def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
     close = _C_CLOSE_EOL.search(text)
     if close is None:                    # a window inside one long comment: its gutters
         inside = _all_gutter(text) or _gtkdoc_window(text)   # alone say so
-        if not inside:
+        if not inside and not (READ_C_COMMENTS_WHOLE and _cut_before_close(text)):
             return text, frozenset(), frozenset()
     elif not (_C_BLOCK_LINE.search(text) or len(_C_GUTTER_LINES.findall(text)) >= 2):
         return text, frozenset(), frozenset()
@@ -460,13 +469,14 @@ def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
             if gutter:
                 chars[pos + gutter.start(1)] = " "
         k, rest = 0, []               # rest: the line's code, outside its comments
+        opened = False                # a comment opens on this line ("/** ... */" alone)
         for m in _C_MARK.finditer(line):
             if m.start() < k:
                 continue
             mark = m.group(0)
             if not inside and mark.startswith("/") and _opens_comment(line, m.start()):
                 rest.append(line[k:m.start()])
-                inside = True
+                inside = opened = True
             elif inside and mark.endswith("/"):
                 inside = False
             else:
@@ -475,7 +485,7 @@ def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
             k = m.end()
         if not inside:
             rest.append(line[k:])
-        if was_inside or inside:
+        if was_inside or inside or (opened and READ_C_COMMENTS_WHOLE):
             comment.add(n)
             for m in _DOXYGEN.finditer(line):
                 chars[pos + m.start():pos + m.end()] = " " * (m.end() - m.start())
@@ -487,6 +497,20 @@ def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
 
 
 _C_GUTTER_LINES = re.compile(r"^[ \t]*\*(?:[ \t]|$)", re.M)
+_C_OPENS_LINE = re.compile(r"^[ \t]*/\*", re.M)
+
+
+def _cut_before_close(text: str) -> bool:
+    """Whether `text` ends inside a comment it opens: a line opens with "/*" and at least
+    two lines of its "*" gutter follow (the chunker cut a header's long comment before its
+    "*/": GnuTLS's gtk-doc block of gnutls_certificate_status_t, whose "@GNUTLS_CERT_REVOKED:
+    ... In X.509 this will be\n *   set only if CRLs are checked." was read as a list of
+    items "* set only if CRLs are checked."). Only asked when no line of `text` ends a
+    comment."""
+    opened = None
+    for opened in _C_OPENS_LINE.finditer(text):
+        pass
+    return opened is not None and len(_C_GUTTER_LINES.findall(text, opened.end())) >= 2
 _C_EMPTY_GUTTER = re.compile(r"^[ \t]*\*[ \t]*$", re.M)
 
 
@@ -528,17 +552,45 @@ def _gtkdoc_window(text: str) -> bool:
     return sum(bool(_C_GUTTER.match(x)) for x in lines) >= len(lines) - 1
 
 
-def gtkdoc_field(text: str, start: int) -> tuple[int, int, str] | None:
+_OWN_FIELD = re.compile(r"[ \t]*(?:/\*+|\*)?[ \t]*@\w+:")   # "@cryptoAppDefaultPwdCallback:the ..."
+MAX_FIELD_LINES = 12
+"""How far up from a sentence gtkdoc_field(within=True) looks for the field whose description
+the sentence goes on: a gtk-doc description runs a few lines (GnuTLS's longest in the bench
+headers: 7)."""
+
+
+def gtkdoc_field(text: str, start: int, *, within: bool = False) -> tuple[int, int, str] | None:
     """(start, end, name) of the gtk-doc field (GTKDOC_TAG) that opens the line where the
     sentence at `start` begins, right before it; the name None for a label (GTKDOC_LABELS).
-    Only inside a C-family comment (block_comments)."""
+    Only inside a C-family comment (block_comments). `within`: also the field whose
+    description the sentence goes on, a later sentence of it ("@GNUTLS_CERT_REVOKED:
+    Certificate is revoked by its authority.  In X.509 this will be\n *   set only if CRLs
+    are checked.": the second sentence is of GNUTLS_CERT_REVOKED too), up through the
+    description's lines (no empty gutter line, no comment's opening between)."""
     if not READ_GTKDOC:
         return None
     line_start = text.rfind("\n", 0, start) + 1
     m = GTKDOC_TAG.match(text, line_start)
-    if m is None or text[m.end():start].strip() or "@" not in text[line_start:start]:
+    comment = block_comments(text)[2]
+    n = text.count("\n", 0, start)
+    within = within and READ_C_COMMENTS_WHOLE
+    if (within and n in comment and not (m is not None and "@" in text[line_start:m.end()])
+            and not _OWN_FIELD.match(text, line_start)):
+        pos = line_start
+        for k in range(n - 1, max(n - 1 - MAX_FIELD_LINES, -1), -1):
+            pos = text.rfind("\n", 0, pos - 1) + 1
+            line = text[pos:text.find("\n", pos)]
+            if k not in comment or not line.strip(" \t*") or "/*" in line:
+                return None
+            m = GTKDOC_TAG.match(text, pos)
+            if m is not None and "@" in line[:m.end() - pos]:
+                line_start = pos
+                break
+        else:
+            return None
+    elif m is None or (text[m.end():start].strip() and not within) or "@" not in text[line_start:start]:
         return None
-    if text.count("\n", 0, start) not in block_comments(text)[2]:
+    if n not in comment:
         return None
     name = m.group(1)
     return m.start(1) - 1, m.end(1) + 1, (None if name.lower() in GTKDOC_LABELS else name)
@@ -607,7 +659,13 @@ def c_subject(text: str, at: int) -> tuple[int, int, str] | None:
         while k - 1 >= 0 and k - 1 not in code and k - 1 not in comment and lines[k - 1].strip() \
                 and first - k < MAX_DECLARATION_LINES:
             k -= 1
-        found = (k, first - 1)
+        above = lines[first - 1]
+        trailing = above.rfind("/*") > above.rfind("*/")   # "ZSTD_c_chainLog=103, /* Size of ..."
+        if trailing or not (k - 1 >= 0 and k - 1 in comment) or not READ_C_COMMENTS_WHOLE:
+            found = (k, first - 1)       # (a declaration with its own comment right above it,
+            #                              "/** Produce output ... */ BROTLI_OPERATION_FLUSH = 1,",
+            #                              is that comment's: this one describes the next, which
+            #                              the passage cut off)
     if found is None:
         return None
     name = _declared_name(" ".join(lines[found[0]:found[1] + 1]))
@@ -617,6 +675,45 @@ def c_subject(text: str, at: int) -> tuple[int, int, str] | None:
     start += len(lines[found[0]]) - len(lines[found[0]].lstrip())
     end = sum(len(x) + 1 for x in lines[:found[1]]) + len(lines[found[1]])
     return start, end, name
+
+
+SHOW_VALUES = True
+"""Whether a constant's subject shows its value (defined_value: "`#define XMLSEC_BASE64_LINESIZE
+64` The default maximum base64 encoded line size."); False shows its name alone, as before
+stop 51 (scripts/record_answers_for_judging.py --no-values)."""
+MAX_VALUE_CHARS = 40
+_DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+?)[ \t]*(?:/\*.*\*/|//.*)?[ \t]*")
+_LITERAL_VALUE = re.compile(r"(?<!\w)(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d+)?)|[\"']")
+"""A value worth its line: a number ("11", "0xFD2FB528", "UINT32_C(0x10)", "(1u << 3)") or a
+string; another name ("ZSTD_c_experimentalParam14", an alias) says nothing more."""
+_MEMBER = re.compile(r"[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*(.+?)[ \t]*,?[ \t]*(?:/\*.*\*/|//.*)?[ \t]*")
+
+
+def defined_value(declaration: str) -> str | None:
+    """A constant's definition as a subject shows it, its value with its name: a macro's
+    one-line "#define NAME VALUE" ("#define BROTLI_DEFAULT_QUALITY 11", "#define
+    ZSTD_MAGICNUMBER 0xFD2FB528"), an enum member's "NAME = VALUE" ("BROTLI_MODE_TEXT = 1"),
+    the value a number or a string (_LITERAL_VALUE).
+    A comment says what the constant is ("Default value for ::BROTLI_PARAM_QUALITY
+    parameter."), the line under it what it is worth: asked "brotli default quality level",
+    annotators judged the quote with the name alone only partly answering (ccode-018,
+    ccode3-021). None for anything else: a function-like macro ("#define MAX(a, b) ..."), a
+    value continued on the next line or longer than MAX_VALUE_CHARS, unbalanced
+    parentheses."""
+    if not SHOW_VALUES or "\n" in declaration.strip():
+        return None
+    m = _DEFINE.fullmatch(declaration)
+    form = "#define {} {}"
+    if m is None:
+        m = _MEMBER.fullmatch(declaration)
+        form = "{} = {}"
+    if m is None:
+        return None
+    value = " ".join(m.group(2).split())
+    if (len(value) > MAX_VALUE_CHARS or value.endswith("\\") or value.count("(") != value.count(")")
+            or "{" in value or ";" in value or not _LITERAL_VALUE.search(value)):
+        return None
+    return form.format(m.group(1), value)
 
 
 def _declared_name(declaration: str) -> str | None:
