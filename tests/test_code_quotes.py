@@ -678,3 +678,145 @@ def test_comments_said_whole_can_be_switched_off_for_a_side_by_side(monkeypatch)
     monkeypatch.setattr(source_code, "QUOTE_WHOLE_COMMENTS", False)
     got = _quotable(WHOLE_COMMENTS) + _quotable(C_WHOLE_COMMENTS)
     assert not any("payload content" in x or "raw key ID" in x or "File completer" in x for x in got)
+
+
+# stop 51: C comments read whole and named right (source_code.READ_C_COMMENTS_WHOLE, SHOW_VALUES)
+
+CUT_GTKDOC = (                             # a chunk of gnutls.h that ends inside the comment
+    "} gnutls_handshake_description_t;\n\n#define GNUTLS_HANDSHAKE_ANY ((unsigned int)-1)\n\n"
+    "/**\n * gnutls_certificate_status_t:\n"
+    " * @GNUTLS_CERT_REVOKED: Certificate is revoked by its authority.  In X.509 this will be\n"
+    " *   set only if CRLs are checked.\n"
+    " * @GNUTLS_CERT_SIGNER_NOT_CA: The certificate's signer was not a CA. This\n"
+    " *   may happen if this was a version 1 certificate, which is common with\n"
+    " *   some CAs, or a version 3 certificate without the basic constrains extension.\n"
+    " * @GNUTLS_CERT_SIGNER_CONSTRAINTS_FAILURE: The certificate's signer constraints were\n"
+    " *   violated.\n")
+
+ONE_LINE_DOCS = """typedef enum BrotliEncoderMode {
+  /** Compression mode for UTF-8 formatted text input. */
+  BROTLI_MODE_TEXT = 1,
+  /** Compression mode used in WOFF 2.0. */
+  BROTLI_MODE_FONT = 2
+} BrotliEncoderMode;
+
+/** Default value for ::BROTLI_PARAM_QUALITY parameter. */
+#define BROTLI_DEFAULT_QUALITY 11
+/** Default value for ::BROTLI_PARAM_MODE parameter. */
+#define BROTLI_DEFAULT_MODE BROTLI_MODE_GENERIC
+
+/**
+ * XMLSEC_BASE64_LINESIZE:
+ *
+ * The default maximum base64 encoded line size.
+ */
+#define XMLSEC_BASE64_LINESIZE                          64
+"""
+
+GTKDOC_REFERENCES = """/**
+ * xmlSecDSigReferenceCtx:
+ * @result:                     the pointer to digest result.
+ * @preDigestMemBufMethod:      the pointer to binary buffer right before digest
+ *                              (valid only if either
+ *                              #XMLSEC_DSIG_FLAGS_STORE_SIGNEDINFO_REFERENCES or
+ *                              #XMLSEC_DSIG_FLAGS_STORE_MANIFEST_REFERENCES flags are set).
+ * @id:                         the <dsig:Reference/> node ID attribute.
+ */
+"""
+
+NEXT_MEMBER_CUT = """  /** Produce output for all processed input. */
+  BROTLI_OPERATION_FLUSH = 1,
+  /**
+   * Finalize the stream.
+   *
+   * Actual finalization is performed when input stream is depleted.
+   */
+"""
+
+TRAILING = """typedef enum {
+    ZSTD_c_hashLog=102,      /* Size of the initial probe table, as a power of 2.
+                              * Larger tables improve compression ratio of strategies <= dFast,
+                              * and improve speed of strategies > dFast. */
+    ZSTD_c_chainLog=103,     /* Size of the multi-probe search table, as a power of 2.
+                              * This parameter is useless for "fast" strategy. */
+} ZSTD_cParameter;
+"""
+
+
+def test_a_comment_the_chunk_cuts_before_its_end_reads_as_sentences_named_by_their_fields():
+    # the chunk ends inside the comment (no "*/"): before stop 51 it read as a list of
+    # items with their gutters and tags ("* set only if CRLs are checked.", judged only
+    # partly answering why gnutls never flags a certificate revoked: ccode2-018)
+    got = _named(CUT_GTKDOC)
+    assert got["In X.509 this will be set only if CRLs are checked."] == "GNUTLS_CERT_REVOKED"
+    assert got["Certificate is revoked by its authority."] == "GNUTLS_CERT_REVOKED"
+    signer = next(t for t in got if t.startswith("The certificate's signer was not a CA."))
+    assert "may happen if this was a version 1 certificate" in signer
+    assert got[signer] == "GNUTLS_CERT_SIGNER_NOT_CA"
+    assert not any(t.startswith(("*", "@")) for t in got)
+    # prose with a glob and a lone "/*" is no comment: it is read as written
+    prose = "Put the files in /usr/share/doc/*/examples and\n* then run make\n* and make install\n"
+    assert source_code.block_comments(prose)[2] == frozenset()
+
+
+def test_a_one_line_doc_comment_is_named_after_its_declaration_with_the_constants_value():
+    # "Default value for ::BROTLI_PARAM_QUALITY parameter." asked "brotli default quality
+    # level" answers with the line under it: annotators judged the quote without it, and
+    # xmlsec's with the name alone, only partly answering (ccode-018, ccode3-021)
+    got = _named(ONE_LINE_DOCS)
+    assert got["Default value for ::BROTLI_PARAM_QUALITY parameter."] == "#define BROTLI_DEFAULT_QUALITY 11"
+    assert got["Compression mode for UTF-8 formatted text input."] == "BROTLI_MODE_TEXT = 1"
+    assert got["The default maximum base64 encoded line size."] == "#define XMLSEC_BASE64_LINESIZE 64"
+    # another name is no value: the name alone
+    assert got["Default value for ::BROTLI_PARAM_MODE parameter."] == "BROTLI_DEFAULT_MODE"
+    assert source_code.defined_value("#define MAX(a, b) ((a) > (b) ? (a) : (b))") is None
+    assert source_code.defined_value("#define LZMA_FILTER_DELTA LZMA_VLI_C(0x03)") \
+        == "#define LZMA_FILTER_DELTA LZMA_VLI_C(0x03)"
+    assert source_code.defined_value("#define X \\") is None
+
+
+def test_a_symbol_reference_line_inside_a_comment_does_not_cut_its_sentence():
+    # gtk-doc writes "#SYMBOL" for a reference; at a line's start it was read as a comment
+    # of code or a heading, and the description cut in three (ccode3-014)
+    got = _named(GTKDOC_REFERENCES)
+    buffer = next(t for t in got if t.startswith("the pointer to binary buffer"))
+    assert buffer.endswith("XMLSEC_DSIG_FLAGS_STORE_MANIFEST_REFERENCES flags are set).")
+    assert got[buffer] == "xmlSecDSigReferenceCtx @preDigestMemBufMethod"
+    # its offsets are the file's: the quote opens the source at its own words
+    span = next(s for s in ex.candidate_units(GTKDOC_REFERENCES) if s.text == buffer)
+    assert GTKDOC_REFERENCES[span.start:].startswith("the pointer to binary buffer")
+    result = next(s for s in ex.candidate_units(GTKDOC_REFERENCES) if s.text.startswith("the pointer to digest"))
+    assert GTKDOC_REFERENCES[result.start:].startswith("the pointer to digest result.")
+
+
+def test_a_declaration_with_its_own_comment_is_not_the_next_comments_subject():
+    # the chunk cut the member a comment describes: the one above has its own comment, so
+    # it is not this one's ("Finalize the stream." was named BROTLI_OPERATION_FLUSH); a
+    # comment trailing its member on the member's line is that member's
+    got = _named(NEXT_MEMBER_CUT)
+    assert got["Produce output for all processed input."] == "BROTLI_OPERATION_FLUSH = 1"
+    assert got["Finalize the stream."] is None
+    assert got["Actual finalization is performed when input stream is depleted."] is None
+    got = _named(TRAILING)
+    assert got['This parameter is useless for "fast" strategy.'] == "ZSTD_c_chainLog = 103"
+    # a passage that opens inside such a comment: the member under it has its own comment
+    window = TRAILING[TRAILING.index("                              * Larger tables"):]
+    assert _named(window)["Larger tables improve compression ratio of strategies <= dFast, and "
+                          "improve speed of strategies > dFast."] is None
+    # zlib's prototype above its comment, blank lines above the prototype, stays the name
+    named = {s.text[:20]: (n.text if (n := ex.subject_of(ZLIB_STYLE, s)) else None)
+             for s in ex.sentence_spans(ZLIB_STYLE)}
+    assert named["Add 16 to windowBits"] == "deflateInit2()"
+
+
+def test_c_comments_read_as_at_stop_50_when_switched_off(monkeypatch):
+    monkeypatch.setattr(source_code, "READ_C_COMMENTS_WHOLE", False)
+    monkeypatch.setattr(source_code, "SHOW_VALUES", False)
+    source_code.block_comments.cache_clear()
+    try:
+        assert any(t.startswith("* ") for t in _named(CUT_GTKDOC))
+        got = _named(ONE_LINE_DOCS)
+        assert got["Default value for ::BROTLI_PARAM_QUALITY parameter."] is None
+        assert got["The default maximum base64 encoded line size."] == "XMLSEC_BASE64_LINESIZE"
+    finally:
+        source_code.block_comments.cache_clear()

@@ -629,6 +629,11 @@ double struct union enum typedef inline register auto bool define""".split())
 MAX_DECLARATION_LINES = 6
 
 
+def _trails(line: str) -> bool:
+    """Whether a comment opens after the code of `line` and goes on under it."""
+    return line.rfind("/*") > line.rfind("*/")
+
+
 def c_subject(text: str, at: int) -> tuple[int, int, str] | None:
     """The declaration a C-family comment holding offset `at` describes (block_comments),
     as (start, end, name): the one right under the comment (Doxygen and GNU write it there:
@@ -636,7 +641,10 @@ def c_subject(text: str, at: int) -> tuple[int, int, str] | None:
     writes a function's prototype, then its comment: "`deflateInit2()`"). A comment's
     sentence said what a function does without saying which ("Add 16 to windowBits to
     write a simple gzip header ..."); annotators judged such quotes only partly answering
-    (stop 48, ccode). None outside a comment or without a declaration beside it."""
+    (stop 48, ccode). A comment that trails its member and goes on under it ("ZSTD_c_chainLog=103,
+    /* Size of ...") is that member's; a declaration with its own comment right above it is
+    not the comment's under it (the passage cut the one it describes). None outside a
+    comment or without a declaration beside it."""
     blanked, code, comment = block_comments(text)
     n = text.count("\n", 0, at)
     if n not in comment:
@@ -648,20 +656,23 @@ def c_subject(text: str, at: int) -> tuple[int, int, str] | None:
     while last + 1 in comment:
         last += 1
     found = None
-    if last + 1 < len(lines) and lines[last + 1].strip() and last + 1 not in comment:
+    if READ_C_COMMENTS_WHOLE and first > 0 and first - 1 in code and _trails(lines[first - 1]):
+        found = (first - 1, first - 1)   # "ZSTD_c_chainLog=103,   /* Size of ...": that member's
+    if found is None and last + 1 < len(lines) and lines[last + 1].strip() and last + 1 not in comment:
         k = last + 1                     # under it: up to the line that ends the declaration
         while k < min(len(lines), last + 1 + MAX_DECLARATION_LINES) and k not in code and lines[k].strip():
             k += 1
-        if k in code:
-            found = (last + 1, k)
+        if k in code and not (READ_C_COMMENTS_WHOLE and k == last + 1 and "/*" in lines[k]
+                              and not _C_OPENS_LINE.match(lines[first])):
+            found = (last + 1, k)        # (the rest of a comment the passage opens inside,
+            #                              over a member with a comment of its own on its line,
+            #                              "ZSTD_c_searchLog=104, /* ...", is no comment of it)
     if found is None and first > 0 and first - 1 in code:
         k = first - 1                    # above it: up from the line that ends it
         while k - 1 >= 0 and k - 1 not in code and k - 1 not in comment and lines[k - 1].strip() \
                 and first - k < MAX_DECLARATION_LINES:
             k -= 1
-        above = lines[first - 1]
-        trailing = above.rfind("/*") > above.rfind("*/")   # "ZSTD_c_chainLog=103, /* Size of ..."
-        if trailing or not (k - 1 >= 0 and k - 1 in comment) or not READ_C_COMMENTS_WHOLE:
+        if not (k - 1 >= 0 and k - 1 in comment) or not READ_C_COMMENTS_WHOLE:
             found = (k, first - 1)       # (a declaration with its own comment right above it,
             #                              "/** Produce output ... */ BROTLI_OPERATION_FLUSH = 1,",
             #                              is that comment's: this one describes the next, which
@@ -683,6 +694,7 @@ SHOW_VALUES = True
 stop 51 (scripts/record_answers_for_judging.py --no-values)."""
 MAX_VALUE_CHARS = 40
 _DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(.+?)[ \t]*(?:/\*.*\*/|//.*)?[ \t]*")
+_C_COMMENT_TEXT = re.compile(r"/\*.*?(?:\*/|$)|//.*")   # on one line; one a line's end cuts too
 _LITERAL_VALUE = re.compile(r"(?<!\w)(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d+)?)|[\"']")
 """A value worth its line: a number ("11", "0xFD2FB528", "UINT32_C(0x10)", "(1u << 3)") or a
 string; another name ("ZSTD_c_experimentalParam14", an alias) says nothing more."""
@@ -702,6 +714,7 @@ def defined_value(declaration: str) -> str | None:
     parentheses."""
     if not SHOW_VALUES or "\n" in declaration.strip():
         return None
+    declaration = _C_COMMENT_TEXT.sub(" ", declaration)
     m = _DEFINE.fullmatch(declaration)
     form = "#define {} {}"
     if m is None:
@@ -722,6 +735,8 @@ def _declared_name(declaration: str) -> str | None:
     deflateInit2 OF((z_streamp strm, ...));"), a macro's, a variable's, a field's or an enum
     member's name."""
     d = declaration.split("//")[0]
+    if READ_C_COMMENTS_WHOLE:            # a trailing comment's words are no declaration's
+        d = _C_COMMENT_TEXT.sub(" ", d)   # ("... frame header _whenever known_ (default:1)")
     m = re.match(r"^\s*#\s*(\w+)\s+([A-Za-z_]\w*)", d)
     if m or d.lstrip().startswith("#"):  # a macro's name; "#ifndef X", "#include" name nothing
         return m.group(2) if m and m.group(1) == "define" else None
