@@ -798,7 +798,7 @@ def test_a_declaration_with_its_own_comment_is_not_the_next_comments_subject():
     assert got["Finalize the stream."] is None
     assert got["Actual finalization is performed when input stream is depleted."] is None
     got = _named(TRAILING)
-    assert got['This parameter is useless for "fast" strategy.'] == "ZSTD_c_chainLog = 103"
+    assert got['This parameter is useless for "fast" strategy.'] == "ZSTD_c_chainLog=103"
     # a passage that opens inside such a comment: the member under it has its own comment
     window = TRAILING[TRAILING.index("                              * Larger tables"):]
     assert _named(window)["Larger tables improve compression ratio of strategies <= dFast, and "

@@ -704,8 +704,9 @@ _MEMBER = re.compile(r"[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*(.+?)[ \t]*,?[ \t]*(?:/\
 def defined_value(declaration: str) -> str | None:
     """A constant's definition as a subject shows it, its value with its name: a macro's
     one-line "#define NAME VALUE" ("#define BROTLI_DEFAULT_QUALITY 11", "#define
-    ZSTD_MAGICNUMBER 0xFD2FB528"), an enum member's "NAME = VALUE" ("BROTLI_MODE_TEXT = 1"),
-    the value a number or a string (_LITERAL_VALUE).
+    ZSTD_MAGICNUMBER 0xFD2FB528"), an enum member's "NAME = VALUE" ("BROTLI_MODE_TEXT = 1",
+    "ZSTD_c_chainLog=103"), the value a number or a string (_LITERAL_VALUE), as written (white
+    space collapsed: the quote's name line is the file's).
     A comment says what the constant is ("Default value for ::BROTLI_PARAM_QUALITY
     parameter."), the line under it what it is worth: asked "brotli default quality level",
     annotators judged the quote with the name alone only partly answering (ccode-018,
@@ -715,18 +716,14 @@ def defined_value(declaration: str) -> str | None:
     if not SHOW_VALUES or "\n" in declaration.strip():
         return None
     declaration = _C_COMMENT_TEXT.sub(" ", declaration)
-    m = _DEFINE.fullmatch(declaration)
-    form = "#define {} {}"
-    if m is None:
-        m = _MEMBER.fullmatch(declaration)
-        form = "{} = {}"
+    m = _DEFINE.fullmatch(declaration) or _MEMBER.fullmatch(declaration)
     if m is None:
         return None
     value = " ".join(m.group(2).split())
     if (len(value) > MAX_VALUE_CHARS or value.endswith("\\") or value.count("(") != value.count(")")
             or "{" in value or ";" in value or not _LITERAL_VALUE.search(value)):
         return None
-    return form.format(m.group(1), value)
+    return " ".join(declaration[:m.end(2)].split())   # as written, white space collapsed
 
 
 def _declared_name(declaration: str) -> str | None:
