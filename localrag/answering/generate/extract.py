@@ -101,21 +101,27 @@ def _table_row(line: str) -> bool:
 
 
 def _blocks(text: str, code: frozenset[int] = frozenset(),
-            comment: frozenset[int] = frozenset()) -> list[tuple[int, str]]:
+            comment: frozenset[int] = frozenset(), opens: frozenset[int] = frozenset()
+            ) -> list[tuple[int, str]]:
     """`text` cut at lines of markup (rules, directives, AsciiDoc "term::" lines and "+"
     continuations, definition-list terms, Markdown headings, table rows) and at shell-prompt
     lines ("$ git stash pop"), which would otherwise glue onto the sentence after them: a
     listing of commands with "# comments" read as one long sentence of prose and could be
     quoted as one. `code`: numbers of lines that are C-family declarations or statements
     (source_code.block_comments), cut as well; `comment`: lines inside a C-family comment,
-    prose, never cut as a statement or signature of code."""
+    prose, never cut as a statement or signature of code; `opens`: lines that open a comment
+    of their own, where a sentence begins (no sentence runs from one comment into the next:
+    "/* Unrecognized or invalid file format. */\n/* #define ARCHIVE_ERRNO_FILE_FORMAT */")."""
     out, start, pos = [], 0, 0
     lines = text.split("\n")
     rows = [_table_row(line) for line in lines]
     signature = 0                            # lines left of a definition's signature
     for n, line in enumerate(lines):
         end = pos + len(line)
-        if n in comment and pos > start and source_code.READ_GTKDOC and source_code.GTKDOC_TAG.match(line):
+        if n in opens and pos > start:
+            out.append((start, text[start:pos]))
+            start = pos
+        elif n in comment and pos > start and source_code.READ_GTKDOC and source_code.GTKDOC_TAG.match(line):
             out.append((start, text[start:pos]))   # a gtk-doc field ("@session: ...")
             start = pos                            # opens a sentence of its own
         nxt = next((x for x in lines[n + 1:n + 3] if x.strip()), "")
@@ -153,14 +159,35 @@ def _inside(text: str, at: int, block: str, comment: frozenset[int]) -> bool:
     return all(n in comment for n in range(first, first + block.count("\n") + 1))
 
 
+def _comment_openings(raw: str, blanked: str, comment: frozenset[int]) -> frozenset[int]:
+    """The lines of `raw` that open a comment of their own ("/* ...") where a sentence
+    begins: the comment before ends a sentence or is code ("/* #define
+    ARCHIVE_ERRNO_FILE_FORMAT */"), or this one is code. jpeglib writes one sentence over
+    several one-line comments ("/* ... Note that the pixel aspect */" over "/* ratio is
+    defined by X_density/Y_density ... */"): those read on. `blanked`: `raw` without its
+    comments' marks (source_code.block_comments)."""
+    raws, words = raw.split("\n"), blanked.split("\n")
+    out = set()
+    for n, line in enumerate(raws):
+        if n == 0 or n not in comment or not line.lstrip().startswith("/*"):
+            continue
+        before, now = words[n - 1].strip(), words[n].strip()
+        if (not before or n - 1 not in comment or _ENDS_STATEMENT.search(before)
+                or source_code.is_c_code(before) or source_code.is_c_code(now)):
+            out.add(n)
+    return frozenset(out)
+
+
 def sentence_spans(text: str) -> list[Span]:
     """The sentences of `text` (lexical.split_sentences) with their offsets in `text`;
     lines of markup separate sentences and are not part of any. In code, a comment's "#"
     marks and a docstring's quotes are no part of a sentence (source_code), nor are a C
     comment's marks (source_code.block_comments: "/*", "*/", the "*" gutter, "\\brief")."""
     out: list[Span] = []
+    raw = text
     text, code, comment = source_code.block_comments(text)
-    for base, block in ((b + k, piece) for b, whole in _blocks(text, code, comment)
+    opens = _comment_openings(raw, text, comment) if comment and source_code.READ_C_COMMENTS_WHOLE else frozenset()
+    for base, block in ((b + k, piece) for b, whole in _blocks(text, code, comment, opens)
                         for k, piece in (((0, _GTKDOC_REFERENCE.sub(r"\1 ", whole)),)
                                          if _inside(text, b, whole, comment)
                                          else source_code.comment_runs(whole))):

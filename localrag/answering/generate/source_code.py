@@ -420,6 +420,11 @@ _C_MARK = re.compile(r"/\*+!?|\*+/")
 _C_GUTTER = re.compile(r"^[ \t]*(\*)(?=[ \t]|$)")
 _DOXYGEN = re.compile(r"[\\@](?:brief|details|note|warning|attention|deprecated|since|file|returns?|retval|"
                       r"sa|see|pre|post|throws?|exception|tparam|param(?:\[[a-z, ]+\])?|[cpabe]|ref)(?=[ \t]|$)")
+_DOXYGEN_LINK = re.compile(r'[\\@]ref[ \t]+[\w:.()]+[ \t]+"([^"\n]*)"|[\\@]ingroup[ \t]+\w+')
+"""Doxygen's link with its own words, "\\ref libusb_transfer::length "length"", read as its
+words ("length"; the name and the words were both read: "... populate the
+libusb_transfer::length "length" field", judged noise), and a comment's group,
+"\\ingroup libusb_asyncio", read as nothing (ccode4, stop 51)."""
 _C_CODE = re.compile(r"^[ \t]*(?:#[ \t]*[a-z]+\b.*|[}{].*|.*[;{][ \t]*|"
                      r"[A-Za-z_]\w*(?:[ \t]*=[ \t]*[^,\s]+)?,[ \t]*)$")
 """A line of C-family code outside its comments: a preprocessor directive ("#\tdefine
@@ -489,6 +494,10 @@ def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
             comment.add(n)
             for m in _DOXYGEN.finditer(line):
                 chars[pos + m.start():pos + m.end()] = " " * (m.end() - m.start())
+            for m in (_DOXYGEN_LINK.finditer(line) if READ_C_COMMENTS_WHOLE else ()):
+                shown = m.span(1) if m.group(1) is not None else (m.end(), m.end())
+                for a, b in ((m.start(), shown[0]), (shown[1], m.end())):
+                    chars[pos + a:pos + b] = " " * (b - a)
         code_part = "".join(rest)
         if code_part.strip() and _C_CODE.match(code_part):
             code.add(n)
@@ -512,6 +521,12 @@ def _cut_before_close(text: str) -> bool:
         pass
     return opened is not None and len(_C_GUTTER_LINES.findall(text, opened.end())) >= 2
 _C_EMPTY_GUTTER = re.compile(r"^[ \t]*\*[ \t]*$", re.M)
+
+
+def is_c_code(line: str) -> bool:
+    """Whether `line` (without comment marks) is a line of C-family code (_C_CODE): a
+    directive, a declaration, a statement, an enum's member."""
+    return bool(_C_CODE.match(line))
 
 
 def _all_gutter(text: str) -> bool:
