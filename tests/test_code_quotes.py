@@ -820,3 +820,31 @@ def test_c_comments_read_as_at_stop_50_when_switched_off(monkeypatch):
         assert got["The default maximum base64 encoded line size."] == "XMLSEC_BASE64_LINESIZE"
     finally:
         source_code.block_comments.cache_clear()
+
+
+def test_no_sentence_runs_from_one_comment_into_the_next():
+    # libarchive comments its error codes one line each, a commented-out "#define" between:
+    # read on, "Unrecognized or invalid file format. #define ARCHIVE_ERRNO_FILE_FORMAT
+    # Illegal usage of the library." was shown named by the wrong code (ccode4, judged noise)
+    text = ("/* Unrecognized or invalid file format. */\n/* #define\tARCHIVE_ERRNO_FILE_FORMAT */\n"
+            "/* Illegal usage of the library. */\n/* #define\tARCHIVE_ERRNO_PROGRAMMER_ERROR */\n")
+    assert [s.text for s in ex.candidate_units(text)] == ["Unrecognized or invalid file format.",
+                                                          "Illegal usage of the library."]
+    # jpeglib writes one sentence over several one-line comments: it reads on
+    jpeg = ("  UINT8 JFIF_minor_version;\n  /* 1 for dots/inch, or 2 for dots/cm.  Note that the pixel aspect */\n"
+            "  /* ratio is defined by X_density/Y_density even when density_unit=0. */\n"
+            "  UINT8 density_unit;           /* JFIF code for pixel size units */\n")
+    assert "Note that the pixel aspect ratio is defined by X_density/Y_density even when density_unit=0." \
+        in [s.text for s in ex.candidate_units(jpeg)]
+
+
+def test_a_doxygen_link_reads_as_its_words_and_a_group_as_nothing():
+    # libusb: "\ref libusb_transfer::length "length"" was read as both, "the
+    # libusb_transfer::length "length" field", and "\ingroup libusb_asyncio" opened the
+    # sentence after it (ccode4, judged noise)
+    text = ("/** \\ingroup libusb_asyncio\n * Helper function to populate the required \\ref libusb_transfer fields\n"
+            " * for a control transfer.\n *\n * The wLength field will be used to automatically populate the\n"
+            " * \\ref libusb_transfer::length \"length\" field of the transfer.\n */\n")
+    assert [s.text for s in ex.candidate_units(text)] == [
+        "Helper function to populate the required libusb_transfer fields for a control transfer.",
+        "The wLength field will be used to automatically populate the length field of the transfer."]
