@@ -103,6 +103,9 @@ CCODE3_FILES = ("xmlsec1/xmlsec/*.h", "libxslt/*.h", "gnutls/x509.h", "gnutls/da
 CCODE4_FILES = ("zstd.h", "zdict.h", "archive.h", "archive_entry.h", "event2/event.h",
                 "event2/bufferevent.h", "event2/http.h", "git2/repository.h", "git2/commit.h",
                 "git2/checkout.h", "git2/clone.h", "libusb-1.0/libusb.h")
+CCODE5_FILES = ("libxml2/libxml/tree.h", "libxml2/libxml/parser.h", "libxml2/libxml/xmlerror.h",
+                "libxml2/libxml/HTMLparser.h", "libxml2/libxml/xmlreader.h", "elf.h", "netinet/tcp.h",
+                "X11/X.h")
 CCODE_FILES = ("lzma.h", "lzma/*.h", "zlib.h", "brotli/*.h", "yaml.h", "expat.h", "bzlib.h", "jpeglib.h",
                "argp.h")
 GNUPDF_FILES = ("gnuplot/gnuplot.pdf", "octave/octave.pdf", "asymptote/asymptote.pdf")
@@ -111,7 +114,7 @@ TRAINING_ONLY = ("rust", "vim")    # labelled for training the relevance model; 
 ROLE_RULE_ONLY = ("zsh",)          # judged answers for choosing the answer-role rule
 SITES = ("flask",)                 # a documentation site indexed whole (its generated files too)
 PDFS = ("rpdf", "gnupdf")          # typeset PDFs: a person's papers and manuals (held out: stops 42, 43)
-CODE = ("pycode", "pycode2", "pycode3", "ccode", "ccode2", "ccode3", "ccode4")   # source code (held out: stops 44, 48, 49, 50, 51)
+CODE = ("pycode", "pycode2", "pycode3", "ccode", "ccode2", "ccode3", "ccode4", "ccode5")   # source code (held out: stops 44, 48-51)
 NOTES_ONLY = ("mdnotes", "mdnotes2", "mdnotes3")          # list-item answers in Markdown notes (bench/markdown_notes.py)
 LANGUAGES = ("debref-ja", "debref-de", "debref-zh-cn", "debref-fr")   # the Debian Reference translated
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
@@ -193,6 +196,8 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
         return Corpus(name, CCODE_ROOT, sorted(p for g in CCODE3_FILES for p in CCODE_ROOT.glob(g)))
     if name == "ccode4":   # five more libraries (zstd, libarchive, libevent, libgit2, libusb): held out, stop 51
         return Corpus(name, CCODE_ROOT, sorted(CCODE_ROOT / f for f in CCODE4_FILES))
+    if name == "ccode5":   # comments after their code (libxml2, elf.h, X11): held out, stop 51
+        return Corpus(name, CCODE_ROOT, sorted(CCODE_ROOT / f for f in CCODE5_FILES))
     if name in NOTES_ONLY:
         from markdown_notes import SETS, build, folder_of
 
