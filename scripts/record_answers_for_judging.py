@@ -58,6 +58,9 @@ def main() -> None:
     ap.add_argument("--no-c-mends", action="store_true",
                     help="C comments read and named as at stop 50 (source_code.READ_C_COMMENTS_WHOLE "
                          "and SHOW_VALUES off), for a side-by-side")
+    ap.add_argument("--no-trailing-comments", action="store_true",
+                    help="a C comment after the code on its line never read, as in stop 51's first "
+                         "rounds (source_code.READ_TRAILING_COMMENTS off), for a side-by-side")
     ap.add_argument("--tag", default="", help="a round's name: answers-<corpus>-<tag>.jsonl "
                     "(an earlier round's file and its judgements stay as they are)")
     ap.add_argument("--index-tag", default="", help="the bench index to answer from, "
@@ -81,6 +84,7 @@ def main() -> None:
     source_code.READ_C_COMMENTS = not args.no_c_comments
     source_code.QUOTE_WHOLE_COMMENTS = not args.no_whole_comments
     source_code.READ_C_COMMENTS_WHOLE = source_code.SHOW_VALUES = not args.no_c_mends
+    source_code.READ_TRAILING_COMMENTS = not args.no_trailing_comments
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     for name in args.corpora.split(","):
         qs = questions(corpus(name), "natural")[args.skip:]

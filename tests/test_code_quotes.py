@@ -848,3 +848,46 @@ def test_a_doxygen_link_reads_as_its_words_and_a_group_as_nothing():
     assert [s.text for s in ex.candidate_units(text)] == [
         "Helper function to populate the required libusb_transfer fields for a control transfer.",
         "The wLength field will be used to automatically populate the length field of the transfer."]
+
+
+TRAILING_DOCS = """typedef enum {
+    ZSTD_c_checksumFlag=201, /* A 32-bits checksum of content is written at end of frame (default:0) */
+    ZSTD_c_dictIDFlag=202,   /* When applicable, dictionary's ID is written into frame header (default:1) */
+} ZSTD_cParameter;
+
+ZSTDLIB_API size_t ZSTD_DStreamOutSize(void);   /*!< recommended size for output buffer. Guarantee to successfully flush at least one complete block in all circumstances. */
+
+struct _xsltTemplate {
+    float priority;		/* as given from the stylesheet, not computed */
+    int x; /* x */
+};
+"""
+
+
+def test_a_comment_after_its_code_is_read_and_named_by_that_line():
+    # zstd, libxslt and jpeglib document members and prototypes after them on their line:
+    # the line was cut as code, the comment with it, and the answers of two questions were
+    # never quotable ("Does zstd put an integrity check on frames by default", ccode4-002;
+    # "float priority; /* as given from the stylesheet ... */", ccode3-028)
+    got = _named(TRAILING_DOCS)
+    assert got["A 32-bits checksum of content is written at end of frame (default:0)"] == "ZSTD_c_checksumFlag=201"
+    assert got["recommended size for output buffer."] == "ZSTD_DStreamOutSize()"   # Doxygen's "/*!<"
+    assert got["Guarantee to successfully flush at least one complete block in all circumstances."] \
+        == "ZSTD_DStreamOutSize()"
+    assert got["as given from the stylesheet, not computed"] == "priority"
+    assert not any(t in ("x", "int x;") or t.startswith(("<", "ZSTD", "float")) for t in got)
+    # the quote opens the source at its own words
+    span = next(s for s in ex.candidate_units(TRAILING_DOCS) if s.text.startswith("as given"))
+    assert TRAILING_DOCS[span.start:].startswith("as given from the stylesheet")
+
+
+def test_comments_after_their_code_can_be_switched_off_for_a_side_by_side(monkeypatch):
+    monkeypatch.setattr(source_code, "READ_TRAILING_COMMENTS", False)
+    source_code.block_comments.cache_clear()
+    source_code.trailing_comments.cache_clear()
+    try:
+        got = _named(TRAILING_DOCS)
+        assert not any(t.startswith(("A 32-bits checksum", "as given from")) for t in got)
+    finally:
+        source_code.block_comments.cache_clear()
+        source_code.trailing_comments.cache_clear()

@@ -101,8 +101,8 @@ def _table_row(line: str) -> bool:
 
 
 def _blocks(text: str, code: frozenset[int] = frozenset(),
-            comment: frozenset[int] = frozenset(), opens: frozenset[int] = frozenset()
-            ) -> list[tuple[int, str]]:
+            comment: frozenset[int] = frozenset(), opens: frozenset[int] = frozenset(),
+            trails: dict[int, int] | None = None) -> list[tuple[int, str]]:
     """`text` cut at lines of markup (rules, directives, AsciiDoc "term::" lines and "+"
     continuations, definition-list terms, Markdown headings, table rows) and at shell-prompt
     lines ("$ git stash pop"), which would otherwise glue onto the sentence after them: a
@@ -111,7 +111,9 @@ def _blocks(text: str, code: frozenset[int] = frozenset(),
     (source_code.block_comments), cut as well; `comment`: lines inside a C-family comment,
     prose, never cut as a statement or signature of code; `opens`: lines that open a comment
     of their own, where a sentence begins (no sentence runs from one comment into the next:
-    "/* Unrecognized or invalid file format. */\n/* #define ARCHIVE_ERRNO_FILE_FORMAT */")."""
+    "/* Unrecognized or invalid file format. */\n/* #define ARCHIVE_ERRNO_FILE_FORMAT */");
+    `trails`: per line of code, where a comment after its code begins its words
+    (source_code.trailing_comments): the line is cut before them, and they open a block."""
     out, start, pos = [], 0, 0
     lines = text.split("\n")
     rows = [_table_row(line) for line in lines]
@@ -136,7 +138,7 @@ def _blocks(text: str, code: frozenset[int] = frozenset(),
                              or n in code):
             if pos > start:
                 out.append((start, text[start:pos]))
-            start = end + 1
+            start = pos + trails[n] if trails and n in trails else end + 1
         pos = end + 1
     if start < len(text):
         out.append((start, text[start:]))
@@ -187,7 +189,8 @@ def sentence_spans(text: str) -> list[Span]:
     raw = text
     text, code, comment = source_code.block_comments(text)
     opens = _comment_openings(raw, text, comment) if comment and source_code.READ_C_COMMENTS_WHOLE else frozenset()
-    for base, block in ((b + k, piece) for b, whole in _blocks(text, code, comment, opens)
+    trails = source_code.trailing_comments(raw) if code else {}
+    for base, block in ((b + k, piece) for b, whole in _blocks(text, code, comment, opens, trails)
                         for k, piece in (((0, _GTKDOC_REFERENCE.sub(r"\1 ", whole)),)
                                          if _inside(text, b, whole, comment)
                                          else source_code.comment_runs(whole))):
@@ -1131,7 +1134,8 @@ def candidate_units(text: str, *, question: str = "",
             #                          gtk-doc field's description is a statement of its
             #                          own, "@data_size: is the length of the data"; a
             #                          comment said whole, "# Don't put the payload ...")
-        if is_continuation(span.text) and field is None and not whole:
+        if (is_continuation(span.text) and field is None and not whole
+                and not source_code.in_trailing_comment(text, span.start)):
             continue                 # the rest of a sentence an example cut in two (a
             #                          comment said whole begins its comment: "/* the raw
             #                          key ID of the responder */")

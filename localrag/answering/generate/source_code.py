@@ -420,6 +420,44 @@ _C_MARK = re.compile(r"/\*+!?|\*+/")
 _C_GUTTER = re.compile(r"^[ \t]*(\*)(?=[ \t]|$)")
 _DOXYGEN = re.compile(r"[\\@](?:brief|details|note|warning|attention|deprecated|since|file|returns?|retval|"
                       r"sa|see|pre|post|throws?|exception|tparam|param(?:\[[a-z, ]+\])?|[cpabe]|ref)(?=[ \t]|$)")
+READ_TRAILING_COMMENTS = True
+"""Whether a comment after the code on its line is read (trailing_comments): "ZSTD_c_checksumFlag=201,
+/* A 32-bits checksum of content is written at end of frame (default:0) */", "float priority;
+/* as given from the stylesheet, not computed */", Doxygen's "/*!< recommended size for output
+buffer. ... */"; its sentences named by that line's declaration (c_subject). Before (stop 51's
+first rounds) the line was cut as code, the comment with it. False reads them so
+(scripts/record_answers_for_judging.py --no-trailing-comments)."""
+_C_TRAILING_LINE = re.compile(r"^(?:[^\n]*[;,{}][ \t]*|[ \t]*#[ \t]*define[ \t][^\n]*)/\*[^\n]*\*/[ \t]*$", re.M)
+"""A line of code with a comment after it, closed on the line ("float priority; /* ... */",
+"#define EM_386 3 /* Intel 80386 */"): C, with no comment line of its own."""
+_TRAILING_OPEN = re.compile(r"/\*+!?<?[ \t]*")
+
+
+@lru_cache(maxsize=64)
+def trailing_comments(text: str) -> dict[int, int]:
+    """Per line of code (block_comments) with a comment opened after its code: where in the
+    line the comment's words begin (after "/*", "/**<", "/*!<")."""
+    if not (READ_TRAILING_COMMENTS and READ_C_COMMENTS) or "/*" not in text:
+        return {}
+    code = block_comments(text)[1]
+    out: dict[int, int] = {}
+    for n, line in enumerate(text.split("\n")):
+        if n in code and "/*" in line:
+            at = next((m.start() for m in re.finditer(r"/\*", line)
+                       if line[:m.start()].strip() and _opens_comment(line, m.start())), None)
+            if at is not None:
+                out[n] = _TRAILING_OPEN.match(line, at).end()
+    return out
+
+
+def in_trailing_comment(text: str, start: int) -> bool:
+    """Whether the sentence at `start` opens a comment after the code on its line
+    (trailing_comments): it begins there, no fragment."""
+    n = text.count("\n", 0, start)
+    col = trailing_comments(text).get(n)
+    return col is not None and start == text.rfind("\n", 0, start) + 1 + col
+
+
 _DOXYGEN_LINK = re.compile(r'[\\@]ref[ \t]+[\w:.()]+[ \t]+"([^"\n]*)"|[\\@]ingroup[ \t]+\w+')
 """Doxygen's link with its own words, "\\ref libusb_transfer::length "length"", read as its
 words ("length"; the name and the words were both read: "... populate the
@@ -456,7 +494,8 @@ def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
         inside = _all_gutter(text) or _gtkdoc_window(text)   # alone say so
         if not inside and not (READ_C_COMMENTS_WHOLE and _cut_before_close(text)):
             return text, frozenset(), frozenset()
-    elif not (_C_BLOCK_LINE.search(text) or len(_C_GUTTER_LINES.findall(text)) >= 2):
+    elif not (_C_BLOCK_LINE.search(text) or len(_C_GUTTER_LINES.findall(text)) >= 2
+              or (READ_TRAILING_COMMENTS and _C_TRAILING_LINE.search(text))):
         return text, frozenset(), frozenset()
     else:
         opener = next((m for m in re.finditer(r"/\*", text)
@@ -482,6 +521,8 @@ def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
             if not inside and mark.startswith("/") and _opens_comment(line, m.start()):
                 rest.append(line[k:m.start()])
                 inside = opened = True
+                if READ_TRAILING_COMMENTS and line[m.end():m.end() + 1] == "<" and mark != "/*":
+                    chars[pos + m.end()] = " "   # Doxygen's "/**<", "/*!<": the member before
             elif inside and mark.endswith("/"):
                 inside = False
             else:
@@ -662,9 +703,16 @@ def c_subject(text: str, at: int) -> tuple[int, int, str] | None:
     comment or without a declaration beside it."""
     blanked, code, comment = block_comments(text)
     n = text.count("\n", 0, at)
+    lines = text.split("\n")
+    col = trailing_comments(text).get(n)
+    if col is not None and at >= text.rfind("\n", 0, at) + 1 + col:
+        name = _declared_name(lines[n])  # "float priority;  /* as given from ..."
+        if name is None or len(name.rstrip("()")) < 3:
+            return None
+        start = sum(len(x) + 1 for x in lines[:n])
+        return start + len(lines[n]) - len(lines[n].lstrip()), start + len(lines[n]), name
     if n not in comment:
         return None
-    lines = text.split("\n")
     first, last = n, n
     while first - 1 in comment:
         first -= 1
@@ -826,6 +874,8 @@ def _begins(text: str, start: int, lines: list[str], first: int) -> bool:
     """Whether the sentence at `start` begins what its comment says: it follows a finished
     sentence, or its line opens the comment (the line above has no words of it, ends a
     sentence or is code); on the passage's first line only a capital says so."""
+    if in_trailing_comment(text, start):
+        return True                      # "float priority;  /* as given from the stylesheet ..."
     opening = text[text.rfind("\n", 0, start) + 1:start]
     if _MARKS.sub("", opening).strip():
         return bool(re.search(r"[.!?:][\W_]{0,3}[ \t]+$", opening))   # "... is set. If it ..."
@@ -894,9 +944,11 @@ def said_whole(text: str, start: int, end: int) -> bool:
         nxt = next((x for x in lines[last + 1:last + 3] if _COMMENT.sub("", x, count=1).strip()), "")
         return not _LIST_LINE.match(_COMMENT.sub("", nxt, count=1))
     opening = text[line_start:start]
-    if (first == last and re.fullmatch(r"[ \t]*/\*+!?<?[ \t]*", opening)
+    if (first == last and (re.fullmatch(r"[ \t]*/\*+!?<?[ \t]*", opening) or in_trailing_comment(text, start))
             and re.match(r"[ \t]*\*+/[ \t]*$", text[end:line_end])):
-        return True                      # "/* the raw key ID of the responder */" on its own line
+        return True                      # "/* the raw key ID of the responder */" on its own
+        #                                  line, or after its member's code ("float priority;
+        #                                  /* as given from the stylesheet, not computed */")
     comment = block_comments(text)[2]
     if first in comment and last in comment:
         if "*/" in text[line_start:start]:
