@@ -55,6 +55,13 @@ Corpora are public documentation installed from Debian packages:
   projects side by side (PyJWT, httplib2, argcomplete, lazr.restfulclient, wadllib, yq as
   Debian installs them under `/usr/lib/python3/dist-packages`, 48 `.py` files with their
   tests); questions written by another annotator session.
+- ccode4 (held out, stop 51, for C comments a chunk cuts, one-line doc comments and
+  constants' values): twelve headers of zstd, libarchive, libevent, libgit2 and libusb
+  (libzstd-dev, libarchive-dev, libevent-dev, libgit2-dev, libusb-1.0-0-dev; 376 chunks);
+  30 natural questions and 30 exact lookups written by annotator sessions first.
+- ccode5 (held out, stop 51, for comments after the code on their line): libxml2's tree.h,
+  parser.h, xmlerror.h, HTMLparser.h and xmlreader.h (libxml2-dev), elf.h and netinet/tcp.h
+  (libc6-dev), X11/X.h (x11proto-dev); 291 chunks; questions as for ccode4.
 The Python and SQLite documentation are deliberately not used (kept for checks nobody
 here sees).
 """
