@@ -188,7 +188,8 @@ def sentence_spans(text: str) -> list[Span]:
     out: list[Span] = []
     raw = text
     text, code, comment = source_code.block_comments(text)
-    opens = _comment_openings(raw, text, comment) if comment and source_code.READ_C_COMMENTS_WHOLE else frozenset()
+    opens = (_comment_openings(raw, text, comment) if comment and source_code.READ_C_COMMENTS_WHOLE
+             else frozenset())
     trails = source_code.trailing_comments(raw) if code else {}
     for base, block in ((b + k, piece) for b, whole in _blocks(text, code, comment, opens, trails)
                         for k, piece in (((0, _GTKDOC_REFERENCE.sub(r"\1 ", whole)),)
@@ -206,8 +207,8 @@ def sentence_spans(text: str) -> list[Span]:
             if (tag and source_code.READ_GTKDOC and tag.end() < len(s.text)
                     and text.count("\n", 0, base + s.start) in comment):
                 cut = tag.end() + len(s.text[tag.end():]) - len(s.text[tag.end():].lstrip())
-                raw = source_code.GTKDOC_TAG.match(block, s.start)   # the file's own spaces
-                at = raw.end() if raw else s.start + tag.end()       # (the text's are collapsed)
+                own = source_code.GTKDOC_TAG.match(block, s.start)   # the file's own spaces
+                at = own.end() if own else s.start + tag.end()       # (the text's are collapsed)
                 at += len(block[at:s.end]) - len(block[at:s.end].lstrip())
                 s = Span(at, s.end, s.text[cut:])   # not its "@name:"
             lead, trail = source_code.docstring_marks(s.text)
