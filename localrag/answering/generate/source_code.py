@@ -558,10 +558,10 @@ def _cut_before_close(text: str) -> bool:
     ... In X.509 this will be\n *   set only if CRLs are checked." was read as a list of
     items "* set only if CRLs are checked."). Only asked when no line of `text` ends a
     comment."""
-    opened = None
-    for opened in _C_OPENS_LINE.finditer(text):
-        pass
-    return opened is not None and len(_C_GUTTER_LINES.findall(text, opened.end())) >= 2
+    openers = list(_C_OPENS_LINE.finditer(text))
+    return bool(openers) and len(_C_GUTTER_LINES.findall(text, openers[-1].end())) >= 2
+
+
 _C_EMPTY_GUTTER = re.compile(r"^[ \t]*\*[ \t]*$", re.M)
 
 
