@@ -879,6 +879,11 @@ def test_a_comment_after_its_code_is_read_and_named_by_that_line():
     # height in pixels (rows)" read as no statement to two of three annotators (ccode2)
     png = "typedef struct {\n   png_uint_32 height;   /* Image height in pixels (rows) */\n} png_image;\n"
     assert _named(png) == {"Image height in pixels (rows)": "height"}
+    # above its member the comment stays unnamed where it says the word: "Even with a
+    # timeout, ..." named `timeout` took the name from the quote after it that needed it
+    above = "typedef struct {\n   /* Even with a timeout, lzma_code() might take long to return. */\n" \
+            "   uint32_t timeout;\n} lzma_mt;\n"
+    assert _named(above) == {"Even with a timeout, lzma_code() might take long to return.": None}
     assert not any(t in ("x", "int x;") or t.startswith(("<", "ZSTD", "float")) for t in got)
     # the quote opens the source at its own words
     span = next(s for s in ex.candidate_units(TRAILING_DOCS) if s.text.startswith("as given"))

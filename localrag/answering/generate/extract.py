@@ -688,12 +688,16 @@ def subject_of(text: str, span: Span, lead: str = "") -> Span | None:
         valued = source_code.defined_value(text[declared[0]:declared[1]])   # names it
         if valued is not None:
             return Span(declared[0], declared[1], valued)
-        plain = source_code.READ_TRAILING_COMMENTS and re.fullmatch(r"[a-z]+", declared[2]) is not None
+        plain = (re.fullmatch(r"[a-z]+", declared[2]) is not None
+                 and source_code.in_trailing_comment(text, span.start))
         return None if _names_itself(declared[2], span.text) and not plain else Span(*declared)
         #                                  (a member of one plain word, "png_uint_32 height; /*
         #                                  Image height in pixels (rows) */", is named all the
-        #                                  same: the word in the sentence is not the member, and
-        #                                  the comment alone read as no statement, ccode2)
+        #                                  same after it: the word in the comment is not the
+        #                                  member, and the comment alone read as no statement,
+        #                                  ccode2; above a member, "Even with a timeout, ..."
+        #                                  named `timeout` took the name from the sentence that
+        #                                  needed it, ccode-008, c51b)
     opening = _paragraph_opening(text, span)
     field = source_code.field_at(text, opening)
     if field is not None:                # ":param include_client_id:" opens its description,

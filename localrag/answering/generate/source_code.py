@@ -425,7 +425,7 @@ READ_TRAILING_COMMENTS = True
 /* A 32-bits checksum of content is written at end of frame (default:0) */", "float priority;
 /* as given from the stylesheet, not computed */", Doxygen's "/*!< recommended size for output
 buffer. ... */"; its sentences named by that line's declaration (c_subject), a member of one
-plain word ("height") even where the comment says the word (extract.subject_of). Before (stop
+plain word ("height") even where its comment says the word (extract.subject_of). Before (stop
 51's first rounds) the line was cut as code, the comment with it. False reads them so
 (scripts/record_answers_for_judging.py --no-trailing-comments)."""
 _C_TRAILING_LINE = re.compile(r"^(?:[^\n]*[;,{}][ \t]*|[ \t]*#[ \t]*define[ \t][^\n]*)/\*[^\n]*\*/[ \t]*$", re.M)
