@@ -29,6 +29,24 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from retrieval_data import corpus, questions  # noqa: E402
 
 OUT_DIR = REPO / "bench" / "data" / "answers"
+SWITCHES = {
+    "--no-list-items": (("extract.QUOTE_LIST_ITEMS",), "list items without a sentence end never "
+                        "quoted (extract.QUOTE_LIST_ITEMS off: the candidates before they were)"),
+    "--no-c-comments": (("source_code.READ_C_COMMENTS",), "C-family comments read as plain text, "
+                        "as before stop 48 (source_code.READ_C_COMMENTS off)"),
+    "--no-lead-ins": (("extract.READ_LEAD_INS",), "list items read and shown without the sentence "
+                      "that introduces their list (extract.READ_LEAD_INS off), as before stop 49"),
+    "--no-gtk-doc": (("source_code.READ_GTKDOC",), "gtk-doc fields (\"@name: description\") read "
+                     "as before stop 49 (source_code.READ_GTKDOC off)"),
+    "--no-whole-comments": (("source_code.QUOTE_WHOLE_COMMENTS",), "comments of code said without a "
+                            "full stop never quoted, as before stop 50 (source_code.QUOTE_WHOLE_COMMENTS off)"),
+    "--no-c-mends": (("source_code.READ_C_COMMENTS_WHOLE", "source_code.SHOW_VALUES"), "C comments read "
+                     "and named as at stop 50 (source_code.READ_C_COMMENTS_WHOLE and SHOW_VALUES off)"),
+    "--no-trailing-comments": (("source_code.READ_TRAILING_COMMENTS",), "a C comment after the code on "
+                               "its line never read, as in stop 51's first rounds "
+                               "(source_code.READ_TRAILING_COMMENTS off)"),
+}
+"""The rules a round can be recorded without: each flag, the constants it turns off, its help."""
 
 
 def main() -> None:
@@ -40,27 +58,8 @@ def main() -> None:
                     help="pass over the first N questions (zsh's 48 later ones: --skip 24)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--force", action="store_true", help="record over an existing file")
-    ap.add_argument("--no-list-items", action="store_true",
-                    help="list items without a sentence end never quoted (extract.QUOTE_LIST_ITEMS "
-                         "off: the candidates before they were), for a side-by-side")
-    ap.add_argument("--no-c-comments", action="store_true",
-                    help="C-family comments read as plain text, as before stop 48 "
-                         "(source_code.READ_C_COMMENTS off), for a side-by-side")
-    ap.add_argument("--no-lead-ins", action="store_true",
-                    help="list items read and shown without the sentence that introduces their "
-                         "list (extract.READ_LEAD_INS off), as before stop 49, for a side-by-side")
-    ap.add_argument("--no-gtk-doc", action="store_true",
-                    help="gtk-doc fields (\"@name: description\") read as before stop 49 "
-                         "(source_code.READ_GTKDOC off), for a side-by-side")
-    ap.add_argument("--no-whole-comments", action="store_true",
-                    help="comments of code said without a full stop never quoted, as before stop 50 "
-                         "(source_code.QUOTE_WHOLE_COMMENTS off), for a side-by-side")
-    ap.add_argument("--no-c-mends", action="store_true",
-                    help="C comments read and named as at stop 50 (source_code.READ_C_COMMENTS_WHOLE "
-                         "and SHOW_VALUES off), for a side-by-side")
-    ap.add_argument("--no-trailing-comments", action="store_true",
-                    help="a C comment after the code on its line never read, as in stop 51's first "
-                         "rounds (source_code.READ_TRAILING_COMMENTS off), for a side-by-side")
+    for flag, (_, helptext) in SWITCHES.items():
+        ap.add_argument(flag, action="store_true", help=f"{helptext}, for a side-by-side")
     ap.add_argument("--tag", default="", help="a round's name: answers-<corpus>-<tag>.jsonl "
                     "(an earlier round's file and its judgements stay as they are)")
     ap.add_argument("--index-tag", default="", help="the bench index to answer from, "
@@ -78,13 +77,11 @@ def main() -> None:
     from localrag.answering.generate import extract, source_code
 
     # the rules before, for a side-by-side (set before any passage is read)
-    extract.QUOTE_LIST_ITEMS = not args.no_list_items
-    extract.READ_LEAD_INS = not args.no_lead_ins
-    source_code.READ_GTKDOC = not args.no_gtk_doc
-    source_code.READ_C_COMMENTS = not args.no_c_comments
-    source_code.QUOTE_WHOLE_COMMENTS = not args.no_whole_comments
-    source_code.READ_C_COMMENTS_WHOLE = source_code.SHOW_VALUES = not args.no_c_mends
-    source_code.READ_TRAILING_COMMENTS = not args.no_trailing_comments
+    modules = {"extract": extract, "source_code": source_code}
+    for flag, (names, _) in SWITCHES.items():
+        for name in names:
+            module, constant = name.split(".")
+            setattr(modules[module], constant, not getattr(args, flag[2:].replace("-", "_")))
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     for name in args.corpora.split(","):
         qs = questions(corpus(name), "natural")[args.skip:]
