@@ -102,6 +102,7 @@ CODE_ROOT = Path("/usr/lib/python3/dist-packages/oauthlib")   # python3-oauthlib
 CODE2_ROOT = Path("/usr/lib/python3/dist-packages")            # six small packages side by side
 CODE2_PACKAGES = ("jwt", "httplib2", "argcomplete", "lazr/restfulclient", "wadllib", "yq")
 CODE3_PACKAGES = ("pyparsing", "distro", "blinker", "toml", "yaml", "OpenSSL", "xmltodict.py", "crcmod")
+CODE4_PACKAGES = ("click", "packaging", "dateutil", "configobj", "semver.py", "tabulate.py", "docopt.py")
 CCODE_ROOT = Path("/usr/include")
 CCODE2_FILES = ("png.h", "gcrypt.h", "gnutls/gnutls.h", "freetype2/freetype/freetype.h",
                 "freetype2/freetype/ftoutln.h", "freetype2/freetype/ftglyph.h")
@@ -121,7 +122,7 @@ TRAINING_ONLY = ("rust", "vim")    # labelled for training the relevance model; 
 ROLE_RULE_ONLY = ("zsh",)          # judged answers for choosing the answer-role rule
 SITES = ("flask",)                 # a documentation site indexed whole (its generated files too)
 PDFS = ("rpdf", "gnupdf")          # typeset PDFs: a person's papers and manuals (held out: stops 42, 43)
-CODE = ("pycode", "pycode2", "pycode3", "ccode", "ccode2", "ccode3", "ccode4", "ccode5")   # source code (held out: stops 44, 48-51)
+CODE = ("pycode", "pycode2", "pycode3", "pycode4", "ccode", "ccode2", "ccode3", "ccode4", "ccode5")   # source code (held out: stops 44, 48-52)
 NOTES_ONLY = ("mdnotes", "mdnotes2", "mdnotes3")          # list-item answers in Markdown notes (bench/markdown_notes.py)
 LANGUAGES = ("debref-ja", "debref-de", "debref-zh-cn", "debref-fr")   # the Debian Reference translated
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
@@ -194,6 +195,9 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
         return Corpus(name, CODE2_ROOT, sorted(p for d in CODE2_PACKAGES for p in (CODE2_ROOT / d).rglob("*.py")))
     if name == "pycode3":  # eight more packages (held out for stop 50's comments said whole)
         return Corpus(name, CODE2_ROOT, sorted(p for d in CODE3_PACKAGES for p in
+                                               ([CODE2_ROOT / d] if d.endswith(".py") else (CODE2_ROOT / d).rglob("*.py"))))
+    if name == "pycode4":  # seven more packages (held out for stop 52's messages of code)
+        return Corpus(name, CODE2_ROOT, sorted(p for d in CODE4_PACKAGES for p in
                                                ([CODE2_ROOT / d] if d.endswith(".py") else (CODE2_ROOT / d).rglob("*.py"))))
     if name == "ccode":    # C libraries' documented headers, as their -dev packages install them
         return Corpus(name, CCODE_ROOT, sorted(p for g in CCODE_FILES for p in CCODE_ROOT.glob(g)))
