@@ -1,11 +1,12 @@
 """Issue 17: list items read with the sentence that introduces their list
 (extract.list_lead_in, extract.READ_LEAD_INS). Prints figures, asserts nothing.
 
-    python bench/list_lead_ins.py [--corpora mdnotes,flask,...] [--rule lead-ins|whole-comments]
+    python bench/list_lead_ins.py [--corpora mdnotes,flask,...] [--rule lead-ins|whole-comments|messages]
 
 `--rule whole-comments` compares the same way comments of code said whole without a full
 stop quoted or not (source_code.QUOTE_WHOLE_COMMENTS, stop 50); the last figure then
-counts quotes that are such comments.
+counts quotes that are such comments. `--rule messages`: messages of code read or not
+(source_code.READ_MESSAGES, stop 52); the last figure counts quotes that are messages.
 
 For each natural question of each corpus: the shipped search's five passages on the bench
 index, then the quotes as the answer path chooses them (choose_quotes with the relevance
@@ -44,19 +45,23 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpora", default=CORPORA)
     ap.add_argument("--model-dir", default=str(HERE.parent / "indexer" / "data" / "relevance"))
-    ap.add_argument("--rule", choices=("lead-ins", "whole-comments"), default="lead-ins")
+    ap.add_argument("--rule", choices=("lead-ins", "whole-comments", "messages"), default="lead-ins")
     args = ap.parse_args()
     from localrag.answering.generate import source_code
 
     def switch(on: bool) -> None:
         if args.rule == "lead-ins":
             extract.READ_LEAD_INS = on
+        elif args.rule == "messages":
+            source_code.READ_MESSAGES = on
         else:
             source_code.QUOTE_WHOLE_COMMENTS = on
 
     def counted(text: str, span) -> bool:  # noqa: ANN001
         if args.rule == "lead-ins":
             return extract.list_lead_in(text, span) is not None
+        if args.rule == "messages":
+            return source_code.message_at(text, span.start) is not None
         return not extract._ENDS_STATEMENT.search(span.text) and source_code.said_whole(text, span.start, span.end)
 
     scorer = PassageScorer(args.model_dir)

@@ -160,9 +160,16 @@ MESSAGES = '''        if is_pem_format(key) or is_ssh_key(key):
 '''
 
 
-def test_a_message_split_over_string_literals_reads_as_one_sentence():
-    assert units(MESSAGES) == ["The specified key is an asymmetric key or x509 certificate and "
-                               "should not be used as an HMAC secret."]
+def test_a_message_split_over_string_literals_reads_as_one_sentence(monkeypatch):
+    message = "The specified key is an asymmetric key or x509 certificate and should not be used as an HMAC secret."
+    # a message of code is quoted, named by its statement under its condition (stop 52)
+    assert units(MESSAGES) == [message, "When using --yaml-output, specify string wrap width"]
+    assert subject(MESSAGES, "The specified") == "if is_pem_format(key) or is_ssh_key(key): raise InvalidKeyError"
+    assert subject(MESSAGES, "When using") == 'if program_name == "yq": width_help'
+    # without them (stop 51), the lines that are only strings read as words, unnamed
+    monkeypatch.setattr(source_code, "READ_MESSAGES", False)
+    assert units(MESSAGES) == [message]
+    assert subject(MESSAGES, "The specified") is None
 
 
 def test_docstring_field_labels_and_directives_name_nothing():
@@ -181,7 +188,8 @@ def test_comments_of_code_that_are_not_prose_and_string_pieces_are_never_quoted(
             '            id_token["at_hash"] = self.id_token_hash(token["access_token"])\n\n'
             "            raise InvalidRequestError(description=('Timestamp given is invalid, differ from '\n"
             "                'allowed by over %s seconds.' % (self.timestamp_lifetime)))\n")
-    assert units(text) == []
+    # the message's pieces are one quote, never two halves (stop 52; before, none)
+    assert units(text) == ["Timestamp given is invalid, differ from allowed by over %s seconds."]
     # a script's comment above a command is the only explanation there is: still a sentence
     comment = "# Retry the upload three times because the NAS often drops the first connection."
     assert units(comment + "\nrsync -a src/ nas:/backup/\n") == [comment]
@@ -900,3 +908,72 @@ def test_comments_after_their_code_can_be_switched_off_for_a_side_by_side(monkey
     finally:
         source_code.block_comments.cache_clear()
         source_code.trailing_comments.cache_clear()
+
+
+XMLTODICT = '''def unparse(input_dict, output=None, encoding='utf-8', full_document=True,
+            **kwargs):
+    """Emit an XML document for the given `input_dict` (reverse of `parse`).
+
+    """
+    if full_document and len(input_dict) != 1:
+        raise ValueError('Document must have exactly one root.')
+    must_return = False
+    for key in array:
+        if "?" in array[key] or "#" in array[key]:  # no "query" here
+            raise ValueError("key {}: {} must not contain query or fragment components".format(key, 1))
+    raise ParseException(s, l, "OnlyOnce obj called multiple times w/out reset")
+'''
+
+
+def test_a_message_of_code_is_quoted_and_named_by_its_statement_under_its_condition():
+    got = units(XMLTODICT)
+    assert got == ["Emit an XML document for the given `input_dict` (reverse of `parse`).",
+                   "Document must have exactly one root.",
+                   "key {}: {} must not contain query or fragment components",
+                   "OnlyOnce obj called multiple times w/out reset"]
+    assert subject(XMLTODICT, "Document") == "if full_document and len(input_dict) != 1: raise ValueError"
+    # a "#" inside a string is no comment; a call's arguments before the string are left out
+    assert subject(XMLTODICT, "key {}") == 'if "?" in array[key] or "#" in array[key]: raise ValueError'
+    assert subject(XMLTODICT, "OnlyOnce") == "def unparse(input_dict, output=None, encoding='utf-8', " \
+        "full_document=True, **kwargs): raise ParseException"
+    # the quote is the file's own words, where they stand
+    span = next(s for s in ex.candidate_units(XMLTODICT) if s.text.startswith("Document"))
+    assert XMLTODICT[span.start:span.end] == "Document must have exactly one root."
+    named = ex.subject_of(XMLTODICT, span)
+    assert XMLTODICT[named.start:named.end].startswith("if full_document")
+
+
+def test_a_module_message_is_named_by_its_name_and_a_help_text_by_its_option():
+    text = ('_TEXT_WARNING = "str for {0} is no longer accepted, use bytes"\n\n'
+            'def main():\n'
+            '    parser.add_argument("--width", type=int,\n'
+            '                        help="When using --yaml-output, specify string wrap width")\n'
+            '    grammar_help = ("When using --yaml-output, specify output grammar (the default is 1.1). "\n'
+            '                    "Setting this to 1.2 will cause strings like on and no to be emitted unquoted.")\n')
+    assert units(text) == ["str for {0} is no longer accepted, use bytes",
+                           "When using --yaml-output, specify string wrap width",
+                           "When using --yaml-output, specify output grammar (the default is 1.1).",
+                           "Setting this to 1.2 will cause strings like on and no to be emitted unquoted."]
+    assert subject(text, "str for") == "_TEXT_WARNING"
+    assert subject(text, "When using --yaml-output, specify string") == \
+        'def main(): parser.add_argument("--width", type=int'
+    assert subject(text, "Setting this") == "def main(): grammar_help"
+
+
+def test_words_in_quotes_in_prose_templates_docstrings_and_c_are_no_messages():
+    for text in ('The "foo bar baz" option says which files are read first.\n',
+                 '    fmt = "%s=%s and %s"\n',
+                 'def f():\n    "Return the thing we want here."\n',
+                 '    sig = "int (*)(SSL *, unsigned char **, unsigned int, void *)"\n',
+                 'DATA_FILE=$(zenity --file-selection --title "Select a file to check")\n',
+                 '/* print a message */\nprintf("could not open the file for reading");\n',
+                 # a passage opening inside a docstring: its example is no code
+                 '        Example::\n\n            print(split("This, this sentence, is badly punctuated!"))\n'
+                 '        """\n        last = 0\n'):
+        assert source_code.messages_of(text) == (), text
+
+
+def test_messages_of_code_can_be_switched_off_for_a_side_by_side(monkeypatch):
+    monkeypatch.setattr(source_code, "READ_MESSAGES", False)
+    got = units(XMLTODICT)
+    assert got == ["Emit an XML document for the given `input_dict` (reverse of `parse`)."]

@@ -215,6 +215,13 @@ def sentence_spans(text: str) -> list[Span]:
             if lead or trail:
                 s = Span(s.start + lead, s.end - trail, s.text[lead:len(s.text) - trail])
             out.append(Span(base + s.start, base + s.end, s.text))
+    messages = source_code.messages_of(raw)
+    if messages:                         # a message of code: its words, the pieces of its
+        out = [s for s in out            # string joined (a string alone on its line was
+               if not any(m.start < s.end and s.start < m.end for m in messages)]   # read as words)
+        out.extend(Span(m.start + s.start, m.start + s.end, s.text)
+                   for m in messages for s in _sentences(m.words))
+        out.sort(key=lambda s: s.start)
     return out
 
 
@@ -668,6 +675,9 @@ def subject_of(text: str, span: Span, lead: str = "") -> Span | None:
     (_owner), looked up in `lead`, the file's text right before the passage, when the
     passage opens inside that docstring. A sentence of a C-family comment is named after
     the declaration beside the comment (source_code.c_subject)."""
+    message = source_code.message_at(text, span.start)
+    if message is not None:              # a message of code: its statement, under its condition
+        return Span(message.subject_start, message.subject_end, message.subject)
     field = source_code.gtkdoc_field(text, span.start, within=True) if "@" in text else None
     if field is not None and field[2] is not None:   # (as a docstring's ":param x:")
         if field[2].isupper():           # an enum's member: "GNUTLS_CIPHER_AES_256_CBC"
@@ -1134,7 +1144,9 @@ def candidate_units(text: str, *, question: str = "",
             continue                 # the passage starts mid-sentence (chunk overlap)
         field = source_code.gtkdoc_field(text, span.start) if "@" in text else None
         ends = _ENDS_STATEMENT.search(span.text) is not None
-        whole = not ends and _enough_words(span.text) and source_code.said_whole(text, span.start, span.end)
+        message = source_code.message_at(text, span.start) is not None
+        whole = not ends and _enough_words(span.text) and (
+            message or source_code.said_whole(text, span.start, span.end))
         if not (ends or code_after(text, span) is not None
                 or (QUOTE_LIST_ITEMS and whole_list_item(text, span))
                 or (field is not None and len(re.findall(r"\w+", span.text)) >= MIN_ITEM_WORDS)
@@ -1144,7 +1156,7 @@ def candidate_units(text: str, *, question: str = "",
             #                          gtk-doc field's description is a statement of its
             #                          own, "@data_size: is the length of the data"; a
             #                          comment said whole, "# Don't put the payload ...")
-        if (is_continuation(span.text) and field is None and not whole
+        if (is_continuation(span.text) and field is None and not whole and not message
                 and not source_code.in_trailing_comment(text, span.start)):
             continue                 # the rest of a sentence an example cut in two (a
             #                          comment said whole begins its comment: "/* the raw

@@ -16,6 +16,7 @@ before (tests/test_code_quotes.py lists prose that looks alike).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from localrag.answering.label.units import indent_width
@@ -969,3 +970,199 @@ def said_whole(text: str, start: int, end: int) -> bool:
         return False
     deeper = below.strip() and indent_width(below) > indent_width(lines[first]) + 1
     return not (_LIST_LINE.match(below) or (deeper and not _ANY_FIELD.match(below)))
+
+
+READ_MESSAGES = True
+"""Read the messages of code (messages_of): the words of an error, a warning, a log line or
+a command-line help text written as a string in a statement ("raise ValueError('Document
+must have exactly one root.')", "log.debug('Origin \"%s\" is not HTTPS, CORS not allowed.',
+origin)", "help=\"...\"") are quotable, named by the statement and the condition it stands
+under. Off, such a statement is code and no sentence (stop 51)."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """A message of code: its words text[start:end] (from the first piece's first character
+    inside its quotes to the last piece's last), `words` that stretch with the quote marks
+    and the white space between its pieces blanked (offsets unchanged), and what names it:
+    text[subject_start:subject_end], read as `subject` ("if full_document and
+    len(input_dict) != 1: raise ValueError")."""
+
+    start: int
+    end: int
+    words: str
+    subject_start: int
+    subject_end: int
+    subject: str
+
+
+_PIECE_GAP = re.compile(r"[ \t]*(?:\+[ \t]*|\\[ \t]*)?(?:\n[ \t]*(?:\+[ \t]*)?)?")
+"""What stands between two pieces of one string (implicit concatenation over at most one
+line break, a "+" or a "\\" continuation): "'... differ from '\n    'allowed by ...'"."""
+_OPENERS = ("(", "[", "{", ",", "=", "+", "\\")
+_HEAD_TRIM = re.compile(r"[\s(\[{,=+\\]+$")
+MAX_HEAD_CHARS = 80           # a longer head is named by its call alone
+MAX_STATEMENT_LINES = 4       # a statement wrapped over more lines is not followed up
+_STATEMENT_HEAD = re.compile(r"^[ \t]*(?:(?:raise|return|yield|assert|await|elif|if|while)\b|"
+                             r"[A-Za-z_][\w.]*(?:\[[^\]]*\])?[ \t]*(?:[-+*/|&]?=(?!=)|\())")
+"""The first line of a statement a message stands in: a raise, return, ... or a condition,
+an assignment ("msg = ...", "self.error = ..."), a call ("warnings.warn(")."""
+_CALL_NAME = re.compile(r"^(?:(?:raise|return|yield|assert|await)[ \t]+)?[A-Za-z_][\w.]*")
+
+
+def _strings_of(line: str) -> list[re.Match]:
+    """The one-line string literals of a line of code before any "#" comment."""
+    out = []
+    pos = 0
+    for m in _LITERAL.finditer(line):
+        if "#" in line[pos:m.start()] or TRIPLE.match(line, m.start(2)):
+            break
+        out.append(m)
+        pos = m.end()
+    return out
+
+
+def _without_comment(line: str) -> str:
+    """A line of Python code without its "#" comment (a "#" inside a string is no comment)."""
+    pos = 0
+    for m in _LITERAL.finditer(line):
+        if "#" in line[pos:m.start()]:
+            break
+        pos = m.end()
+    at = line.find("#", pos)
+    return line if at < 0 else line[:at]
+
+
+def _code_line(line: str) -> bool:
+    s = line.strip()
+    return bool(s) and not s.startswith("#")
+
+
+def messages_of(text: str) -> tuple[Message, ...]:
+    """The messages of code in `text`: a string (or strings joined as one: implicit
+    concatenation over lines) in a statement of Python code whose words are prose (_prose:
+    "Document must have exactly one root.", not "%s=%s" or "--width"), outside docstrings
+    and comments; a string alone on its line counts when the line above opens the call or
+    assignment it belongs to ("raise ValueError(" over it), not under a def line (a
+    docstring). Its name (Message.subject): the head of its statement (the statement's
+    first line up to the string, or its call alone when that is long: "raise ValueError",
+    "log.debug", "parser.add_argument('--width', help", "_TEXT_WARNING") after the condition
+    it stands under (the nearest line above with less indentation, when that is an if,
+    elif, while, for, with or except head or a def line)."""
+    if not READ_MESSAGES or ("'" not in text and '"' not in text):
+        return ()
+    return _messages(text)
+
+
+@lru_cache(maxsize=64)       # a passage's sentences and each of their subjects read it
+def _messages(text: str) -> tuple[Message, ...]:
+    _, code, comment = block_comments(text)
+    if code or comment:
+        return ()                        # C-family code (its strings: not yet read)
+    lines = text.split("\n")
+    starts, pos = [], 0
+    for line in lines:
+        starts.append(pos)
+        pos += len(line) + 1
+    # lines inside triple-quoted strings (docstrings) and C comments are no code
+    inside, opened = [False] * len(lines), False
+    first = next((n for n, line in enumerate(lines) if TRIPLE.search(line)), None)
+    if first is not None and len(TRIPLE.findall(lines[first])) % 2:
+        above = next((x for x in reversed(lines[:first]) if x.strip()), None)
+        alone = _DOCSTRING_OPEN.fullmatch(lines[first].strip()) is not None
+        if (not _DOCSTRING_OPEN.match(lines[first].strip()) and not re.search(r"[=(,]\s*[rRuUbBfF]{0,2}(?:\"\"\"|''')", lines[first])) \
+                or (alone and above is not None and not _without_comment(above).rstrip().endswith(":")):
+            opened = True                # the passage opens inside a docstring: this line closes it
+    for n, line in enumerate(lines):
+        marks = len(TRIPLE.findall(line))
+        inside[n] = opened or marks > 0
+        if marks % 2:
+            opened = not opened
+    # the pieces of every string, in order: (line, match)
+    pieces = [(n, m) for n, line in enumerate(lines)
+              if not inside[n] and len(line) <= MAX_CODE_LINE and _code_line(line)
+              and not _C_OPENS_LINE.match(line) for m in _strings_of(line)]
+    out: list[Message] = []
+    k = 0
+    while k < len(pieces):
+        run = [pieces[k]]
+        while k + 1 < len(pieces):
+            (n0, a), (n1, b) = run[-1], pieces[k + 1]
+            gap = (lines[n0][a.end():] + "\n" + lines[n1][:b.start()]) if n1 == n0 + 1 else \
+                lines[n0][a.end():b.start()] if n1 == n0 else None
+            if gap is None or not _PIECE_GAP.fullmatch(gap):
+                break
+            run.append(pieces[k + 1])
+            k += 1
+        k += 1
+        said = "".join(m.group(3) for _, m in run)
+        if not _prose(said) or "{{" in said or re.search(r"[<>]\w+[^<>]*>|[*&][ \t]*[),]|\([ \t]*\*", said):
+            continue                     # not words a person reads ("%s=%s", a template, a
+            #                              C signature: "int (*)(SSL *, unsigned char **, ...)")
+        first_line, first = run[0]
+        before = lines[first_line][:first.start()].rstrip()
+        if before and before[-1] not in "(=,[{+":
+            continue                     # words in quotes inside a line of prose
+        head_line = first_line
+        if not lines[first_line][:first.start()].strip():   # a string alone on its line
+            above = first_line - 1
+            while above >= 0 and not lines[above].strip():
+                above -= 1
+            if above < 0 or not _without_comment(lines[above]).rstrip().endswith(_OPENERS) \
+                    or DEF_LINE.match(lines[above]):
+                continue                 # no statement the passage shows it in
+            head_line = above
+        for _ in range(MAX_STATEMENT_LINES):   # the statement's first line
+            if head_line == 0 or not _without_comment(lines[head_line - 1]).rstrip().endswith(_OPENERS[:4]):
+                break
+            head_line -= 1
+        stmt = lines[head_line]
+        if not _STATEMENT_HEAD.match(stmt):
+            continue                     # no statement of code
+        cut = first.start() if head_line == first_line else len(stmt)
+        head = _HEAD_TRIM.sub("", " ".join(stmt[:cut].split()))
+        call = _CALL_NAME.match(stmt.strip())
+        opened = head.rfind("(")
+        if len(head) > MAX_HEAD_CHARS or (opened > 0 and head.count("(") > head.count(")")
+                                          and not _LITERAL.search(head, opened)):
+            head = call.group(0) if call else ""   # "raise ParseException(s, l": its call
+        if not head or head.startswith(("'", '"')) or "$" in head or "`" in head:
+            continue                     # (a shell's "DATA_FILE=$(zenity ...": no Python)
+        subject_start = starts[head_line] + indent_width(stmt)
+        depth = indent_width(stmt)
+        control = None
+        for up in range(head_line - 1, -1, -1):
+            line = lines[up]
+            if not _code_line(line) or inside[up]:
+                continue
+            if indent_width(line) < depth:
+                control = up
+                break
+        condition = ""
+        if control is not None:
+            line = lines[control]
+            rows = definition_lines(lines, control)
+            if rows:
+                condition = " ".join(" ".join(lines[control:control + rows]).split())
+            elif _CONTROL.match(line) and not re.match(r"[ \t]*(?:else|try|finally)[ \t]*:", line):
+                condition = " ".join(_without_comment(line).split())
+            if condition:
+                subject_start = starts[control] + indent_width(line)
+        last_line, last = run[-1]
+        start, end = starts[first_line] + first.start(3), starts[last_line] + last.end(3)
+        words = list(text[start:end])
+        for (n0, a), (n1, b) in zip(run, run[1:]):   # blank what joins the pieces
+            for at in range(starts[n0] + a.end(3), starts[n1] + b.start(3)):
+                if words[at - start] != "\n":
+                    words[at - start] = " "
+        out.append(Message(start, end, "".join(words), subject_start,
+                           starts[head_line] + len(stmt[:cut].rstrip()),
+                           f"{condition} {head}" if condition else head))
+    return tuple(out)
+
+
+def message_at(text: str, start: int) -> Message | None:
+    """The message of code (messages_of) whose words hold offset `start`, if any."""
+    if not READ_MESSAGES:
+        return None
+    return next((m for m in messages_of(text) if m.start <= start < m.end), None)
