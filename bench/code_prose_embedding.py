@@ -22,13 +22,15 @@ holding the key phrase) in the top 5:
 - indexer's: what the index embeds since stop 48 (indexer/code_prose.py: definitions'
   names, comments and docstrings, the compound names of the statements as words; the
   text where that has fewer than 8 words), with the string and comment regions read from
-  the file (code_prose.Regions).
+  the file (code_prose.Regions); and the same with the messages of code (stop 52,
+  code_prose.READ_MESSAGES: strings of prose in lines of code).
 
 With --fused, the shipped search (fusion with BM25, the relevance model's second stage,
 feedback) runs on a copy of the bench index whose stored vectors are replaced by the
 raw (the text, as embedded before stop 48), prose, prose-first or indexer's ones (the HNSW
 file rebuilt from them), against the index as built, for the natural questions and the
-exact lookups. Corpora: pycode, pycode2, ccode (C headers), ccode2.
+exact lookups (--messages-only: the indexer's two readings alone, dense and fused). Corpora: pycode, pycode2,
+pycode3, pycode4, ccode (C headers), ccode2.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ def main() -> None:
     from bench_relevance import index_dir
 
     from indexer.chunker import embedding_text
+    from indexer import code_prose
     from indexer.code_prose import Regions, prose_of_code
     from indexer.embedder import Embedder
     from localrag.answering.generate import extract as ex
@@ -61,6 +64,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpora", default="pycode,pycode2")
     ap.add_argument("--fused", action="store_true", help="also the shipped search on re-embedded copies")
+    ap.add_argument("--messages-only", action="store_true", help="only the indexer's reading "
+                    "without and with messages of code (stop 52)")
     args = ap.parse_args()
     emb = Embedder(backend="onnx-int8")     # the bench indexes' backend
 
@@ -90,22 +95,31 @@ def main() -> None:
             root = next((r for r in roots if path.startswith(r)), None)
             return os.path.relpath(path, root) if root else path
 
-        raw = unit(emb.encode([embedding_text(t, x) for _, _, t, x, _ in rows]))
-        pro = unit(emb.encode([prose(t, x) for _, _, t, x, _ in rows]))
-        first = unit(emb.encode([prose(t, x) + "\n" + x for _, _, t, x, _ in rows]))
+        if not args.messages_only:
+            raw = unit(emb.encode([embedding_text(t, x) for _, _, t, x, _ in rows]))
+            pro = unit(emb.encode([prose(t, x) for _, _, t, x, _ in rows]))
+            first = unit(emb.encode([prose(t, x) + "\n" + x for _, _, t, x, _ in rows]))
+        code_prose.READ_MESSAGES = False   # the indexer's reading before stop 52, then with messages
         own = unit(emb.encode([embedding_text(t, own_prose(p, s, x) or x) for _, p, t, x, s in rows]))
+        code_prose.READ_MESSAGES = True
+        said = unit(emb.encode([embedding_text(t, own_prose(p, s, x) or x) for _, p, t, x, s in rows]))
         qs = questions(corpus(name), "natural")
         qv = unit(emb.encode([q.question for q in qs]))
         found = {}
-        for label, m in (("raw", raw), ("prose", pro), ("mean", (raw + pro) / 2), ("one vector", unit(raw + pro)),
-                         ("prose first", first), ("indexer's", own)):
+        readings = (("indexer's", own), ("indexer's with messages", said))
+        if not args.messages_only:
+            readings = (("raw", raw), ("prose", pro), ("mean", (raw + pro) / 2), ("one vector", unit(raw + pro)),
+                        ("prose first", first)) + readings
+        for label, m in readings:
             found[label] = sum(
                 any(rel(rows[i][1]) == q.file and norm(q.key_phrase) in norm(rows[i][3])
                     for i in np.argsort(-(m @ v))[:5]) for q, v in zip(qs, qv))
         print(f"{name}: {len(rows)} chunks, {len(qs)} natural questions; dense recall@5 "
               + ", ".join(f"{k} {v}/{len(qs)}" for k, v in found.items()), flush=True)
         if args.fused:
-            variants = {"raw (before stop 48)": raw, "prose": pro, "prose first": first, "indexer's": own}
+            variants = {"indexer's": own, "indexer's with messages (stop 52)": said}
+            if not args.messages_only:
+                variants = {"raw (before stop 48)": raw, "prose": pro, "prose first": first, **variants}
             shipped_search(name, {r[0]: k for k, r in enumerate(rows)}, variants)
 
 

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
+import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -68,6 +70,7 @@ def main() -> None:
     answers = scorer.model.probabilities
     variants = (("before", False), (args.rule, True))
     total = {v: [0, 0, 0, 0, 0] for v, _ in variants}
+    took: dict[str, list[float]] = {v: [] for v, _ in variants}   # choose_quotes, alternating
     print("of the questions whose five passages hold the key phrase: a quote holds it / the first "
           "quote / a ✔ quote; quotes read with a lead-in")
     for name in args.corpora.split(","):
@@ -83,10 +86,12 @@ def main() -> None:
             if not any(key in norm(t) for t in texts):
                 continue
             got = {}
-            for v, on in variants:
-                switch(on)
+            for v, on in (variants if len(took[variants[0][0]]) % 2 == 0 else variants[::-1]):
+                switch(on)       # (which goes first alternates: the embedder may cache)
+                t0 = time.perf_counter()
                 choice = extract.choose_quotes(q.question, texts, local.idx.embedder.encode,
                                                answers=answers, titles=titles)
+                took[v].append(time.perf_counter() - t0)
                 quotes = choice.quotes
                 roles = extract.answer_roles(quotes)
                 holds = [key in norm(x.span.text) for x in quotes]
@@ -106,6 +111,8 @@ def main() -> None:
         for v in counts:
             total[v] = [a + b for a, b in zip(total[v], counts[v])]
     print("all: " + "; ".join(f"{v} {c[1]}/{c[2]}/{c[3]} of {c[0]}" for v, c in total.items()))
+    print("quotes chosen (choose_quotes with the relevance model, the two variants alternating per "
+          "question), median: " + "; ".join(f"{v} {1000 * statistics.median(t):.0f} ms" for v, t in took.items() if t))
 
 
 if __name__ == "__main__":

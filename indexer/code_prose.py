@@ -30,6 +30,14 @@ DATA_EXT = frozenset({
     ".vtt", ".po", ".pot", ".diff", ".patch",
 })
 
+READ_MESSAGES = True
+"""The words of a program's messages are prose too (stop 52): a one-line string in a line of
+code whose words are prose ("Document must have exactly one root.", a help text, a
+warning), read as a line of its own. A question often quotes the error it met, or asks what
+an option's help says; the answer path quotes such messages
+(localrag.answering.generate.source_code.READ_MESSAGES). Off: comments, docstrings and names
+only, as stop 48 built it."""
+
 MIN_WORDS = 8
 """A chunk with fewer words of prose than this is embedded as it is (a block of bare code:
 a few names would say less than its statements)."""
@@ -121,6 +129,8 @@ def prose_of_code(text: str, opens_in: str = "") -> str:
         if m:
             out.append(m.group(1).strip())
             continue
+        if READ_MESSAGES and ('"' in rest or "'" in rest):
+            out.extend(_messages(rest))
         opened = _BLOCK_OPEN.search(rest)
         if opened and not _quoted(rest, opened.start()):
             body = rest[opened.end():]
@@ -135,6 +145,25 @@ def prose_of_code(text: str, opens_in: str = "") -> str:
     if names and prose:
         prose += "\n" + " ".join(_words_of(n) for n in names)
     return prose if len(_WORD.findall(prose)) >= MIN_WORDS else ""
+
+
+_STRING = re.compile(r"""[rRbBuUfF]{0,2}(["'])((?:(?!\1)[^\\\n]|\\.)*)\1""")
+_PROSE_TOKEN = re.compile(r"[A-Za-z][a-z'’]*[,;:.!?]?")
+
+
+def _messages(line: str) -> list[str]:
+    """The one-line strings of a line of code (before a "#" or "//" comment) whose words are
+    prose: at least three words of letters, as many as the other tokens ("Document must have
+    exactly one root.", not "%s=%s" or "--width")."""
+    out = []
+    for m in _STRING.finditer(line):
+        if _COMMENTED.search(line[:m.start()]) or line[max(m.start() - 1, 0):m.start()].isalnum():
+            break                        # a comment's quotes; a name's letters ("don't")
+        tokens = m.group(2).split()
+        words = [t for t in tokens if _PROSE_TOKEN.fullmatch(t)]
+        if len(words) >= 3 and 2 * len(words) >= len(tokens):
+            out.append(m.group(2).strip())
+    return out
 
 
 def _words_of(name: str) -> str:

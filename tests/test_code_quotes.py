@@ -967,6 +967,9 @@ def test_words_in_quotes_in_prose_templates_docstrings_and_c_are_no_messages():
                  '    sig = "int (*)(SSL *, unsigned char **, unsigned int, void *)"\n',
                  'DATA_FILE=$(zenity --file-selection --title "Select a file to check")\n',
                  '/* print a message */\nprintf("could not open the file for reading");\n',
+                 # a passage that ends inside the statement: the message may be cut
+                 '        if major < "4":\n            raise RuntimeError(\n                _(\n'
+                 '                    "Shell completion is not supported for Bash"\n',
                  # a passage opening inside a docstring: its example is no code
                  '        Example::\n\n            print(split("This, this sentence, is badly punctuated!"))\n'
                  '        """\n        last = 0\n'):

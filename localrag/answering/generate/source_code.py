@@ -1095,6 +1095,7 @@ def _messages(text: str) -> tuple[Message, ...]:
             run.append(pieces[k + 1])
             k += 1
         k += 1
+        last_line, last = run[-1]
         said = "".join(m.group(3) for _, m in run)
         if not _prose(said) or "{{" in said or re.search(r"[<>]\w+[^<>]*>|[*&][ \t]*[),]|\([ \t]*\*", said):
             continue                     # not words a person reads ("%s=%s", a template, a
@@ -1119,6 +1120,12 @@ def _messages(text: str) -> tuple[Message, ...]:
         stmt = lines[head_line]
         if not _STATEMENT_HEAD.match(stmt):
             continue                     # no statement of code
+        if not any(x.strip() for x in lines[last_line + 1:]) and \
+                not lines[last_line][last.end():].strip(" \t,+\\"):
+            code = _LITERAL.sub("", "\n".join(lines[head_line:last_line] + [lines[last_line][:last.end()]]))
+            if sum(code.count(c) for c in "([{") > sum(code.count(c) for c in ")]}"):
+                continue                 # the passage ends inside the statement, its string
+                #                          perhaps too: the chunker cut it
         cut = first.start() if head_line == first_line else len(stmt)
         head = _HEAD_TRIM.sub("", " ".join(stmt[:cut].split()))
         call = _CALL_NAME.match(stmt.strip())
@@ -1148,7 +1155,6 @@ def _messages(text: str) -> tuple[Message, ...]:
                 condition = " ".join(_without_comment(line).split())
             if condition:
                 subject_start = starts[control] + indent_width(line)
-        last_line, last = run[-1]
         start, end = starts[first_line] + first.start(3), starts[last_line] + last.end(3)
         words = list(text[start:end])
         for (n0, a), (n1, b) in zip(run, run[1:]):   # blank what joins the pieces
