@@ -976,6 +976,20 @@ def test_words_in_quotes_in_prose_templates_docstrings_and_c_are_no_messages():
         assert source_code.messages_of(text) == (), text
 
 
+def test_a_message_is_never_named_by_a_condition_it_may_not_stand_under():
+    # the passage opens at "if jq:", its indentation cut by the chunker: whether the call
+    # stands under it is not known (it does not: annotators found it named so, pycode2-029)
+    text = ('if jq:\n                        jq.kill()\n'
+            '                    exit_func("{}: Error: detected unsafe YAML entity expansion".format(prog))\n'
+            '                out_stream.write(chunk)\n')
+    assert subject(text, "{}: Error") == "exit_func"
+    # a message an argument cuts in two: neither its rest nor a head holding its start
+    text = ('        if greedy_actions:\n'
+            '            debug("Resetting completions because", greedy_actions[0], "must consume the next argument")\n'
+            '            completions = []\n')
+    assert units(text) == []
+
+
 def test_messages_of_code_can_be_switched_off_for_a_side_by_side(monkeypatch):
     monkeypatch.setattr(source_code, "READ_MESSAGES", False)
     got = units(XMLTODICT)

@@ -1128,11 +1128,17 @@ def _messages(text: str) -> tuple[Message, ...]:
                 #                          perhaps too: the chunker cut it
         cut = first.start() if head_line == first_line else len(stmt)
         head = _HEAD_TRIM.sub("", " ".join(stmt[:cut].split()))
+        if head_line == first_line and any(_prose(x.group(3)) for x in _strings_of(stmt[:first.start()])):
+            continue                     # the rest of a message an argument cuts in two
+            #                              ('debug("Resetting completions because", x, "must ...")')
         call = _CALL_NAME.match(stmt.strip())
         opened = head.rfind("(")
-        if len(head) > MAX_HEAD_CHARS or (opened > 0 and head.count("(") > head.count(")")
-                                          and not _LITERAL.search(head, opened)):
-            head = call.group(0) if call else ""   # "raise ParseException(s, l": its call
+        if len(head) > MAX_HEAD_CHARS or (opened > 0 and head.count("(") > head.count(")") and (
+                not _LITERAL.search(head, opened)
+                or any(_prose(x.group(3)) for x in _LITERAL.finditer(head, opened)))):
+            head = call.group(0) if call else ""   # "raise ParseException(s, l": its call;
+            #                                        'debug("Resetting completions because",
+            #                                        greedy_actions[0]': a message before it
         if not head or head.startswith(("'", '"')) or "$" in head or "`" in head:
             continue                     # (a shell's "DATA_FILE=$(zenity ...": no Python)
         subject_start = starts[head_line] + indent_width(stmt)
@@ -1143,6 +1149,9 @@ def _messages(text: str) -> tuple[Message, ...]:
             if not _code_line(line) or inside[up]:
                 continue
             if indent_width(line) < depth:
+                if up == 0 and not indent_width(line) and not DEF_LINE.match(line):
+                    break                # the passage's first line, its indentation cut by the
+                    #                      chunker: what it stands under is not known
                 control = up
                 break
         condition = ""
