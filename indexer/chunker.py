@@ -49,7 +49,7 @@ class Sizer:
         return min(self.target, self.limit) if self.target > 0 else self.limit
 
 
-CHUNKER_VERSION = 10  # 1: words; 2: word pieces fitted to the window, cleaned markup;
+CHUNKER_VERSION = 11  # 1: words; 2: word pieces fitted to the window, cleaned markup;
 #                       3: links wrapped across lines no longer shift later lines;
 #                       4: units (slides, messages, cells) never shared, HTML's main
 #                          content cited by file line, headings cleaned of markup;
@@ -69,7 +69,9 @@ CHUNKER_VERSION = 10  # 1: words; 2: word pieces fitted to the window, cleaned m
 #                          first page
 #                      10: a program's chunks are embedded by their prose (code_prose.py);
 #                          only source files are read again (CODE_ONLY_VERSIONS)
-CODE_ONLY_VERSIONS = frozenset({10})
+#                      11: ... and by the words of their messages (code_prose.READ_MESSAGES:
+#                          an error's, a warning's or a help text's string of prose)
+CODE_ONLY_VERSIONS = frozenset({10, 11})
 """Versions that change what source files' chunks are, nothing else's: an index built at
 the version before is brought up to them by reading its source files again, not every file
 (Index._check_chunking)."""

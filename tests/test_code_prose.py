@@ -42,6 +42,26 @@ def test_a_programs_prose_is_its_names_comments_and_docstrings_not_its_statement
         assert statement not in prose
 
 
+def test_a_programs_messages_are_prose_too(monkeypatch):
+    from indexer import code_prose
+
+    code = ('def unparse(input_dict, full_document=True):\n'
+            '    if full_document and len(input_dict) != 1:\n'
+            '        raise ValueError("Document must have exactly one root.")\n'
+            '    log.debug(\'Origin "%s" is not HTTPS, CORS not allowed.\', origin)\n'
+            '    parser.add_argument("--width", help="When using --yaml-output, specify string wrap width")\n'
+            '    pair = "%s=%s" % (key, value)  # "a comment\'s quotes are no message at all"\n')
+    prose = prose_of_code(code)
+    for message in ("Document must have exactly one root.", 'Origin "%s" is not HTTPS, CORS not allowed.',
+                    "When using --yaml-output, specify string wrap width"):
+        assert message in prose.split("\n")
+    assert "%s=%s" not in prose and "--width" not in prose.split("\n")
+    assert "a comment's quotes are no message at all" in prose   # read as the comment it is
+    assert "quotes are no message" not in prose.replace("a comment's quotes are no message at all", "")
+    monkeypatch.setattr(code_prose, "READ_MESSAGES", False)   # as stop 48 read it
+    assert "Document must have exactly one root." not in prose_of_code(code)
+
+
 def test_block_comments_and_line_comments_of_other_languages():
     c = ("/**\n * Parse one line of the config file.\n * Returns -1 when the key is unknown.\n */\n"
          "int parse_line(const char *line) {\n    // skip leading blanks before the key\n"
@@ -140,22 +160,25 @@ def test_an_index_of_the_version_before_reads_only_its_programs_again(tmp_path, 
         signature = idx.store.get_meta("chunk_words")
     finally:
         idx.close()
-    assert "|v10|" in signature
+    assert "|v11|" in signature
 
     def reopen_as(version: str):
         idx = Index(tmp_path / "index", options=index_options, embedder=embedder)
         with idx.store.transaction() as conn:
-            idx.store.set_meta(conn, "chunk_words", signature.replace("|v10|", version))
+            idx.store.set_meta(conn, "chunk_words", signature.replace("|v11|", version))
         idx.close()
         return Index(tmp_path / "index", options=index_options, embedder=embedder)
 
-    idx = reopen_as("|v9|")         # before prose embedding: the program alone is read again
-    try:
-        report = idx.update()
-        assert (report.updated, report.unchanged) == (1, 1)
-        assert idx.update().unchanged == 2
-    finally:
-        idx.close()
+    # before messages were prose (v10), or before prose embedding (v9): the program alone
+    # is read again
+    for version in ("|v10|", "|v9|"):
+        idx = reopen_as(version)
+        try:
+            report = idx.update()
+            assert (report.updated, report.unchanged) == (1, 1), version
+            assert idx.update().unchanged == 2
+        finally:
+            idx.close()
     idx = reopen_as("|v8|")         # a version that changed every format: every file
     try:
         report = idx.update()
