@@ -283,6 +283,21 @@ def test_a_numpydoc_parameter_is_the_name_of_its_description():
     assert ex.subject_of(rest, span, closed).text == "num : int"
 
 
+def test_a_numpydoc_type_with_a_colon_in_brackets_is_still_a_term():
+    """docopt writes "help : bool (default: True)": the colon inside the brackets made it no
+    term, so its line was glued onto the description and the sentence named by the term
+    above ("`docopt() argv : list of str, optional` help : bool (default: True) Set to
+    False ...", judged noise on held-out pycode4, stop 52)."""
+    text = ('def docopt(doc, argv=None, help=True):\n    """Parse `argv` based on a description.\n\n'
+            '    Parameters\n    ----------\n'
+            '    argv : list of str, optional\n        Argument vector to be parsed.\n'
+            '    help : bool (default: True)\n        Set to False to disable automatic help on -h or --help\n'
+            '        options.\n    """\n')
+    assert "Set to False to disable automatic help on -h or --help options." in units(text)
+    assert subject(text, "Set to False") == "docopt() help : bool (default: True)"
+    assert not source_code.TYPED_TERM.match("    foo : see (this")   # a bracket never closed
+
+
 def test_a_docstring_definition_list_term_is_the_name_of_its_definition():
     """A reStructuredText definition list in a docstring (stop 47, pycode: "authorization_endpoint
     URL of the authorization server's ..." quoted as one sentence, judged noise): a term that

@@ -289,10 +289,11 @@ def signature_start(text: str, line_start: int) -> int | None:
 
 
 _NAME = r"\*{0,2}[A-Za-z_][\w.]*\*{0,2}"
-TYPED_TERM = re.compile(rf"^[ \t]*{_NAME}(?:[ \t]*,[ \t]*{_NAME})*[ \t]+:[ \t]*[^\s:][^:]{{0,60}}$")
-"""A numpydoc entry's term: "x : array_like", "axis : int, optional", "*args : tuple": the
-name of a parameter (or a returned value, an attribute) and its type, its description
-indented under it."""
+TYPED_TERM = re.compile(rf"^[ \t]*{_NAME}(?:[ \t]*,[ \t]*{_NAME})*[ \t]+:[ \t]*[^\s:(](?:[^:(\n]|\([^)\n]*\)){{0,60}}$")
+"""A numpydoc entry's term: "x : array_like", "axis : int, optional", "*args : tuple",
+"help : bool (default: True)" (a colon inside brackets is the type's): the name of a
+parameter (or a returned value, an attribute) and its type, its description indented under
+it."""
 BARE_TERM = re.compile(r"^[ \t]*(?:\*\*[A-Za-z_][\w.\-]*\*\*|[A-Za-z_]\w*[_.\-][\w.\-]*|[a-z]+)[ \t]*$")
 """A definition list's term in reStructuredText that is one name: in lower case ("scope"),
 with "_", "." or "-" in it ("authorization_endpoint"), or set in bold ("**state**"); its
