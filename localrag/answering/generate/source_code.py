@@ -1055,6 +1055,114 @@ def messages_of(text: str) -> tuple[Message, ...]:
     return _messages(text)
 
 
+def _in_strings(lines: list[str]) -> list[bool]:
+    """Per line: whether it is (part of) a triple-quoted string, a docstring: no code. A
+    passage that opens inside one (its first triple quote closes it: text before the quotes,
+    or quotes alone under a line that opens nothing) is read so from its first line."""
+    inside, opened = [False] * len(lines), False
+    first = next((n for n, line in enumerate(lines) if TRIPLE.search(line)), None)
+    if first is not None and len(TRIPLE.findall(lines[first])) % 2:
+        line = lines[first].strip()
+        above = next((x for x in reversed(lines[:first]) if x.strip()), None)
+        assigned = re.search(r"[=(,]\s*[rRuUbBfF]{0,2}(?:\"\"\"|''')", lines[first])
+        if (not _DOCSTRING_OPEN.match(line) and not assigned) or (
+                _DOCSTRING_OPEN.fullmatch(line) and above is not None
+                and not _without_comment(above).rstrip().endswith(":")):
+            opened = True
+    for n, line in enumerate(lines):
+        marks = len(TRIPLE.findall(line))
+        inside[n] = opened or marks > 0
+        if marks % 2:
+            opened = not opened
+    return inside
+
+
+def _string_runs(lines: list[str], inside: list[bool]) -> list[list[tuple[int, re.Match]]]:
+    """The strings of the lines of code, each as the (line, match) pieces that are one
+    string: pieces joined by implicit concatenation (_PIECE_GAP) are one run."""
+    pieces = [(n, m) for n, line in enumerate(lines)
+              if not inside[n] and len(line) <= MAX_CODE_LINE and _code_line(line) for m in _strings_of(line)]
+    runs: list[list[tuple[int, re.Match]]] = []
+    for n1, b in pieces:
+        if runs:
+            n0, a = runs[-1][-1]
+            gap = (lines[n0][a.end():] + "\n" + lines[n1][:b.start()]) if n1 == n0 + 1 else \
+                lines[n0][a.end():b.start()] if n1 == n0 else None
+            if gap is not None and _PIECE_GAP.fullmatch(gap):
+                runs[-1].append((n1, b))
+                continue
+        runs.append([(n1, b)])
+    return runs
+
+
+def _statement_line(lines: list[str], first_line: int, first: re.Match) -> int | None:
+    """The first line of the statement the string at `first` stands in, or None when the
+    passage shows none (a string alone on its line under no opened call, or under a def
+    line: a docstring)."""
+    head_line = first_line
+    if not lines[first_line][:first.start()].strip():   # a string alone on its line
+        above = first_line - 1
+        while above >= 0 and not lines[above].strip():
+            above -= 1
+        if above < 0 or not _without_comment(lines[above]).rstrip().endswith(_OPENERS) \
+                or DEF_LINE.match(lines[above]):
+            return None
+        head_line = above
+    for _ in range(MAX_STATEMENT_LINES):   # a wrapped statement: its first line
+        if head_line == 0 or not _without_comment(lines[head_line - 1]).rstrip().endswith(_OPENERS[:4]):
+            break
+        head_line -= 1
+    return head_line
+
+
+def _condition(lines: list[str], inside: list[bool], head_line: int) -> tuple[int, str] | None:
+    """(line, text) of what the statement at `head_line` stands under: the nearest line of
+    code above with less indentation, when that is an if, elif, while, for, with or except
+    head (the line, comment aside) or a def line (its whole signature); None otherwise
+    ("else:", "try:", the module's top level, or the passage's first line when its
+    indentation was cut by the chunker: what it stands under is not known)."""
+    depth = indent_width(lines[head_line])
+    for up in range(head_line - 1, -1, -1):
+        line = lines[up]
+        if not _code_line(line) or inside[up] or indent_width(line) >= depth:
+            continue
+        if up == 0 and not indent_width(line) and not DEF_LINE.match(line):
+            return None
+        rows = definition_lines(lines, up)
+        if rows:
+            return up, " ".join(" ".join(lines[up:up + rows]).split())
+        if _CONTROL.match(line) and not re.match(r"[ \t]*(?:else|try|finally)[ \t]*:", line):
+            return up, " ".join(_without_comment(line).split())
+        return None
+    return None
+
+
+def _head(stmt: str, cut: int) -> str:
+    """The name of a statement up to its message (its first line, to column `cut`): "raise
+    ValueError", "msg", 'parser.add_argument("--width", help'; its call alone when that is
+    long or its arguments before the message are no string ("raise ParseException(s, l") or
+    hold a message of their own ('debug("Resetting completions because", greedy_actions[0]');
+    "" when it is no statement of Python (a shell's "DATA_FILE=$(zenity ...")."""
+    head = _HEAD_TRIM.sub("", " ".join(stmt[:cut].split()))
+    opened = head.rfind("(")
+    if len(head) > MAX_HEAD_CHARS or (opened > 0 and head.count("(") > head.count(")") and (
+            not _LITERAL.search(head, opened)
+            or any(_prose(x.group(3)) for x in _LITERAL.finditer(head, opened)))):
+        call = _CALL_NAME.match(stmt.strip())
+        head = call.group(0) if call else ""
+    return "" if head.startswith(("'", '"')) or "$" in head or "`" in head else head
+
+
+def _cut_inside(lines: list[str], head_line: int, last_line: int, last: re.Match) -> bool:
+    """Whether the passage ends inside the statement (a bracket still open after its last
+    string, nothing after it): the chunker may have cut the string ("Shell completion is not
+    supported for Bash" and no more)."""
+    if any(x.strip() for x in lines[last_line + 1:]) or lines[last_line][last.end():].strip(" \t,+\\"):
+        return False
+    code = _LITERAL.sub("", "\n".join(lines[head_line:last_line] + [lines[last_line][:last.end()]]))
+    return sum(code.count(c) for c in "([{") > sum(code.count(c) for c in ")]}")
+
+
 @lru_cache(maxsize=64)       # a passage's sentences and each of their subjects read it
 def _messages(text: str) -> tuple[Message, ...]:
     _, code, comment = block_comments(text)
@@ -1065,106 +1173,32 @@ def _messages(text: str) -> tuple[Message, ...]:
     for line in lines:
         starts.append(pos)
         pos += len(line) + 1
-    # lines inside triple-quoted strings (docstrings) and C comments are no code
-    inside, opened = [False] * len(lines), False
-    first = next((n for n, line in enumerate(lines) if TRIPLE.search(line)), None)
-    if first is not None and len(TRIPLE.findall(lines[first])) % 2:
-        above = next((x for x in reversed(lines[:first]) if x.strip()), None)
-        alone = _DOCSTRING_OPEN.fullmatch(lines[first].strip()) is not None
-        if (not _DOCSTRING_OPEN.match(lines[first].strip()) and not re.search(r"[=(,]\s*[rRuUbBfF]{0,2}(?:\"\"\"|''')", lines[first])) \
-                or (alone and above is not None and not _without_comment(above).rstrip().endswith(":")):
-            opened = True                # the passage opens inside a docstring: this line closes it
-    for n, line in enumerate(lines):
-        marks = len(TRIPLE.findall(line))
-        inside[n] = opened or marks > 0
-        if marks % 2:
-            opened = not opened
-    # the pieces of every string, in order: (line, match)
-    pieces = [(n, m) for n, line in enumerate(lines)
-              if not inside[n] and len(line) <= MAX_CODE_LINE and _code_line(line)
-              and not _C_OPENS_LINE.match(line) for m in _strings_of(line)]
+    inside = _in_strings(lines)
     out: list[Message] = []
-    k = 0
-    while k < len(pieces):
-        run = [pieces[k]]
-        while k + 1 < len(pieces):
-            (n0, a), (n1, b) = run[-1], pieces[k + 1]
-            gap = (lines[n0][a.end():] + "\n" + lines[n1][:b.start()]) if n1 == n0 + 1 else \
-                lines[n0][a.end():b.start()] if n1 == n0 else None
-            if gap is None or not _PIECE_GAP.fullmatch(gap):
-                break
-            run.append(pieces[k + 1])
-            k += 1
-        k += 1
-        last_line, last = run[-1]
+    for run in _string_runs(lines, inside):
+        (first_line, first), (last_line, last) = run[0], run[-1]
         said = "".join(m.group(3) for _, m in run)
         if not _prose(said) or "{{" in said or re.search(r"[<>]\w+[^<>]*>|[*&][ \t]*[),]|\([ \t]*\*", said):
             continue                     # not words a person reads ("%s=%s", a template, a
             #                              C signature: "int (*)(SSL *, unsigned char **, ...)")
-        first_line, first = run[0]
         before = lines[first_line][:first.start()].rstrip()
         if before and before[-1] not in "(=,[{+":
             continue                     # words in quotes inside a line of prose
-        head_line = first_line
-        if not lines[first_line][:first.start()].strip():   # a string alone on its line
-            above = first_line - 1
-            while above >= 0 and not lines[above].strip():
-                above -= 1
-            if above < 0 or not _without_comment(lines[above]).rstrip().endswith(_OPENERS) \
-                    or DEF_LINE.match(lines[above]):
-                continue                 # no statement the passage shows it in
-            head_line = above
-        for _ in range(MAX_STATEMENT_LINES):   # the statement's first line
-            if head_line == 0 or not _without_comment(lines[head_line - 1]).rstrip().endswith(_OPENERS[:4]):
-                break
-            head_line -= 1
+        head_line = _statement_line(lines, first_line, first)
+        if head_line is None or not _STATEMENT_HEAD.match(lines[head_line]) or \
+                _cut_inside(lines, head_line, last_line, last):
+            continue
         stmt = lines[head_line]
-        if not _STATEMENT_HEAD.match(stmt):
-            continue                     # no statement of code
-        if not any(x.strip() for x in lines[last_line + 1:]) and \
-                not lines[last_line][last.end():].strip(" \t,+\\"):
-            code = _LITERAL.sub("", "\n".join(lines[head_line:last_line] + [lines[last_line][:last.end()]]))
-            if sum(code.count(c) for c in "([{") > sum(code.count(c) for c in ")]}"):
-                continue                 # the passage ends inside the statement, its string
-                #                          perhaps too: the chunker cut it
         cut = first.start() if head_line == first_line else len(stmt)
-        head = _HEAD_TRIM.sub("", " ".join(stmt[:cut].split()))
-        if head_line == first_line and any(_prose(x.group(3)) for x in _strings_of(stmt[:first.start()])):
+        if head_line == first_line and any(_prose(x.group(3)) for x in _strings_of(stmt[:cut])):
             continue                     # the rest of a message an argument cuts in two
             #                              ('debug("Resetting completions because", x, "must ...")')
-        call = _CALL_NAME.match(stmt.strip())
-        opened = head.rfind("(")
-        if len(head) > MAX_HEAD_CHARS or (opened > 0 and head.count("(") > head.count(")") and (
-                not _LITERAL.search(head, opened)
-                or any(_prose(x.group(3)) for x in _LITERAL.finditer(head, opened)))):
-            head = call.group(0) if call else ""   # "raise ParseException(s, l": its call;
-            #                                        'debug("Resetting completions because",
-            #                                        greedy_actions[0]': a message before it
-        if not head or head.startswith(("'", '"')) or "$" in head or "`" in head:
-            continue                     # (a shell's "DATA_FILE=$(zenity ...": no Python)
-        subject_start = starts[head_line] + indent_width(stmt)
-        depth = indent_width(stmt)
-        control = None
-        for up in range(head_line - 1, -1, -1):
-            line = lines[up]
-            if not _code_line(line) or inside[up]:
-                continue
-            if indent_width(line) < depth:
-                if up == 0 and not indent_width(line) and not DEF_LINE.match(line):
-                    break                # the passage's first line, its indentation cut by the
-                    #                      chunker: what it stands under is not known
-                control = up
-                break
-        condition = ""
-        if control is not None:
-            line = lines[control]
-            rows = definition_lines(lines, control)
-            if rows:
-                condition = " ".join(" ".join(lines[control:control + rows]).split())
-            elif _CONTROL.match(line) and not re.match(r"[ \t]*(?:else|try|finally)[ \t]*:", line):
-                condition = " ".join(_without_comment(line).split())
-            if condition:
-                subject_start = starts[control] + indent_width(line)
+        head = _head(stmt, cut)
+        if not head:
+            continue
+        under = _condition(lines, inside, head_line)
+        subject_start = starts[under[0]] + indent_width(lines[under[0]]) if under else \
+            starts[head_line] + indent_width(stmt)
         start, end = starts[first_line] + first.start(3), starts[last_line] + last.end(3)
         words = list(text[start:end])
         for (n0, a), (n1, b) in zip(run, run[1:]):   # blank what joins the pieces
@@ -1173,7 +1207,7 @@ def _messages(text: str) -> tuple[Message, ...]:
                     words[at - start] = " "
         out.append(Message(start, end, "".join(words), subject_start,
                            starts[head_line] + len(stmt[:cut].rstrip()),
-                           f"{condition} {head}" if condition else head))
+                           f"{under[1]} {head}" if under else head))
     return tuple(out)
 
 
