@@ -30,8 +30,11 @@
 11. typeset PDFs (rpdf, held out: the R manuals): search with and without reading the
    layout (bench/pdf_layout.py);
 12. the first passages' feedback (search.FEEDBACK_DEPTH / FEEDBACK_WEIGHT) chosen on the
-   ten held-out corpora, each left out (bench/query_feedback.py), and where the questions of
-   the newest judged answer rounds go unanswered (bench/answer_gaps.py);
+   ten held-out corpora, each left out (bench/query_feedback.py); search recall@5 on the
+   source-code corpora, each held out when it was written (pycode..pycode4, ccode..ccode5,
+   natural and exact: bench/other_languages.py); messages of code quoted or not
+   (bench/list_lead_ins.py --rule messages); and where the questions of the newest judged
+   answer rounds go unanswered (bench/answer_gaps.py);
 13. speed against the main the issue was filed on (006a393): answer p50 and fresh-process
    `localrag search` p50 (default, i.e. with the second stage; without it; with the learned
    ranker), side by side in turns, and the second stage's cost per query in one warm
@@ -88,6 +91,12 @@ def main() -> None:
     run("typeset PDFs (rpdf, held out): their layout read or not", ["bench/pdf_layout.py"])
     run("the first passages' feedback, chosen on the ten held-out corpora each left out", [
         "bench/query_feedback.py"])
+    code = "pycode,pycode2,pycode3,pycode4,ccode,ccode2,ccode3,ccode4,ccode5"
+    for which in ("natural", "exact"):
+        run(f"source code, held out corpus by corpus: search recall@5, {which}", [
+            "bench/other_languages.py", "--corpora", code, "--which", which])
+    run("messages of code quoted or not (stop 52; pycode4 held out)", [
+        "bench/list_lead_ins.py", "--rule", "messages", "--corpora", "pycode,pycode2,pycode3,pycode4"])
     run("where the unanswered questions go (the newest judged rounds)", ["bench/answer_gaps.py"])
     if not args.no_speed:
         run("speed against main 006a393", ["bench/bench_speed_vs_main.py", "--main-ref", "006a393"])
