@@ -45,6 +45,9 @@ SWITCHES = {
     "--no-trailing-comments": (("source_code.READ_TRAILING_COMMENTS",), "a C comment after the code on "
                                "its line never read, as in stop 51's first rounds "
                                "(source_code.READ_TRAILING_COMMENTS off)"),
+    "--no-lower-entries": (("source_code.READ_ENTRIES_IN_LOWER_CASE",), "a docstring entry's description "
+                           "opening in lower case with a function word (\":param length: the number of "
+                           "items ...\") dropped as before stop 52 (source_code.READ_ENTRIES_IN_LOWER_CASE off)"),
     "--no-messages": (("source_code.READ_MESSAGES",), "messages of code (an error's, a warning's, a log "
                       "line's or a help text's words in a statement) never read, as before stop 52 "
                       "(source_code.READ_MESSAGES off)"),

@@ -298,6 +298,26 @@ def test_a_numpydoc_type_with_a_colon_in_brackets_is_still_a_term():
     assert not source_code.TYPED_TERM.match("    foo : see (this")   # a bracket never closed
 
 
+def test_an_entry_described_in_lower_case_is_quoted(monkeypatch):
+    """click and semver describe parameters in lower case ("the number of items to iterate
+    over."): a description opening so with a function word was dropped as the rest of a
+    sentence an example cut in two (stop 52)."""
+    text = ('def progressbar(iterable=None, length=None):\n    """Create a progress bar.\n\n'
+            '    :param iterable: an iterable to iterate over.  If not provided the length\n'
+            '                     is required.\n'
+            '    :param length: the number of items to iterate over.\n    """\n')
+    assert units(text) == ["Create a progress bar.", "an iterable to iterate over.",
+                           "If not provided the length is required.", "the number of items to iterate over."]
+    assert subject(text, "the number of items") == "progressbar() :param length:"
+    numpydoc = '    """Resample.\n\n    num : int\n        the number of samples in the signal.\n    """\n'
+    assert "the number of samples in the signal." in units(numpydoc)
+    # the rest of a sentence elsewhere is still no quote
+    assert units("The option is read once.\nthe rest of a sentence cut in two by an example.\n") == \
+        ["The option is read once."]
+    monkeypatch.setattr(source_code, "READ_ENTRIES_IN_LOWER_CASE", False)
+    assert units(text) == ["Create a progress bar.", "If not provided the length is required."]
+
+
 def test_a_docstring_definition_list_term_is_the_name_of_its_definition():
     """A reStructuredText definition list in a docstring (stop 47, pycode: "authorization_endpoint
     URL of the authorization server's ..." quoted as one sentence, judged noise): a term that

@@ -1157,10 +1157,13 @@ def candidate_units(text: str, *, question: str = "",
             #                          own, "@data_size: is the length of the data"; a
             #                          comment said whole, "# Don't put the payload ...")
         if (is_continuation(span.text) and field is None and not whole and not message
-                and not source_code.in_trailing_comment(text, span.start)):
+                and not source_code.in_trailing_comment(text, span.start)
+                and not (source_code.READ_ENTRIES_IN_LOWER_CASE and source_code.opens_entry(text, span.start))):
             continue                 # the rest of a sentence an example cut in two (a
             #                          comment said whole begins its comment: "/* the raw
-            #                          key ID of the responder */")
+            #                          key ID of the responder */"; a docstring entry's
+            #                          description its entry: ":param length: the number of
+            #                          items to iterate over.")
         if (source_code.is_code_statement(span.text) or source_code.opens_comment_midway(text, span.start)
                 or source_code.unread_comment(text, span.start)):
             continue                 # "raise NotImplementedError('Subclasses must ...')", the

@@ -89,6 +89,22 @@ def field_at(text: str, start: int) -> tuple[int, int] | None:
     return line_start + m.start(2), line_start + m.end(2)
 
 
+def opens_entry(text: str, start: int) -> bool:
+    """Whether the sentence at `start` opens the description of a docstring's entry: right
+    after a ":param name:" field on its line (field_at), or first on its line right under a
+    numpydoc term ("length : int" over "the number of items ..."). Such a description often
+    starts in lower case with a function word ("an iterable to iterate over.", "the number
+    of items to iterate over."): it is no rest of a sentence cut in two."""
+    if field_at(text, start) is not None:
+        return True
+    line_start = text.rfind("\n", 0, start) + 1
+    if text[line_start:start].strip() or line_start == 0:
+        return False
+    above_start = text.rfind("\n", 0, line_start - 1) + 1
+    above = text[above_start:line_start - 1]
+    return bool(TYPED_TERM.match(above)) and indent_width(above) < start - line_start
+
+
 def is_comment_line(lines: list[str], n: int) -> bool:
     """`lines[n]` is a "#" comment of code, not a Markdown heading: indented (a heading
     stands at the margin), or one of a run of "#" lines at one indentation with no blank
@@ -971,6 +987,12 @@ def said_whole(text: str, start: int, end: int) -> bool:
         return False
     deeper = below.strip() and indent_width(below) > indent_width(lines[first]) + 1
     return not (_LIST_LINE.match(below) or (deeper and not _ANY_FIELD.match(below)))
+
+
+READ_ENTRIES_IN_LOWER_CASE = True
+"""A docstring entry's description that opens in lower case with a function word (":param
+length: the number of items to iterate over.") is quotable (opens_entry): before stop 52 it
+was dropped as the rest of a sentence an example cut in two (noise.is_continuation)."""
 
 
 READ_MESSAGES = True
