@@ -1047,12 +1047,8 @@ def _strings_of(line: str) -> list[re.Match]:
 
 def _without_comment(line: str) -> str:
     """A line of Python code without its "#" comment (a "#" inside a string is no comment)."""
-    pos = 0
-    for m in _LITERAL.finditer(line):
-        if "#" in line[pos:m.start()]:
-            break
-        pos = m.end()
-    at = line.find("#", pos)
+    strings = _strings_of(line)
+    at = line.find("#", strings[-1].end() if strings else 0)
     return line if at < 0 else line[:at]
 
 
