@@ -302,7 +302,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 print("No folders to watch. Add one with: localrag index PATH", file=sys.stderr)
                 return 2
 
+            # the catch-up sync may report before the banner is out: its lines wait for it,
+            # so "Watching ..." is always the first line (scripts and tests read it first)
+            announced = threading.Event()
+
             def on_event(event) -> None:
+                announced.wait()
                 print(f"{time.strftime('%H:%M:%S')}  {_report_text(event.report)}", flush=True)
                 for problem in event.report.problems:
                     if problem.state == "error":
@@ -311,13 +316,16 @@ def cmd_watch(args: argparse.Namespace) -> int:
             def on_error(exc: Exception) -> None:
                 print(f"localrag: {exc}", file=sys.stderr, flush=True)
 
-            assistant.start_watching(on_event, on_error=on_error, debounce_s=args.debounce)
-            # stopped by SIGTERM as by Ctrl-C, leaving the `with` normally: the watcher then
-            # writes the HNSW/BM25 files of what it changed, so the next start loads them
-            # instead of repairing them from SQLite
-            if threading.current_thread() is threading.main_thread():
-                signal.signal(signal.SIGTERM, _stop_on_sigterm)
-            print(f"Watching {len(assistant.roots())} roots. Ctrl-C stops.", flush=True)
+            try:
+                assistant.start_watching(on_event, on_error=on_error, debounce_s=args.debounce)
+                # stopped by SIGTERM as by Ctrl-C, leaving the `with` normally: the watcher
+                # then writes the HNSW/BM25 files of what it changed, so the next start loads
+                # them instead of repairing them from SQLite
+                if threading.current_thread() is threading.main_thread():
+                    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+                print(f"Watching {len(assistant.roots())} roots. Ctrl-C stops.", flush=True)
+            finally:
+                announced.set()
             try:
                 while not stop.wait(0.5):
                     pass
