@@ -62,6 +62,10 @@ Corpora are public documentation installed from Debian packages:
 - ccode5 (held out, stop 51, for comments after the code on their line): libxml2's tree.h,
   parser.h, xmlerror.h, HTMLparser.h and xmlreader.h (libxml2-dev), elf.h and netinet/tcp.h
   (libc6-dev), X11/X.h (x11proto-dev); 291 chunks; questions as for ccode4.
+- ccode6 (held out, stop 53, for Doxygen return descriptions, lists inside comments and
+  comments after code): mbedtls's cipher.h, md.h, pk.h and x509_crt.h (libmbedtls-dev),
+  libssh2_sftp.h (libssh2-1-dev), http_parser.h (libhttp-parser-dev), readline.h and
+  history.h (libreadline-dev), valgrind/memcheck.h (valgrind); questions as for ccode5.
 - pycode4 (held out, stop 52, for messages of code: an error's, a warning's, a log line's or
   a help text's string in a statement): click, packaging, dateutil, configobj, semver.py,
   tabulate.py and docopt.py (python3-click, python3-packaging, python3-dateutil,
@@ -120,6 +124,8 @@ CCODE4_FILES = ("zstd.h", "zdict.h", "archive.h", "archive_entry.h", "event2/eve
 CCODE5_FILES = ("libxml2/libxml/tree.h", "libxml2/libxml/parser.h", "libxml2/libxml/xmlerror.h",
                 "libxml2/libxml/HTMLparser.h", "libxml2/libxml/xmlreader.h", "elf.h", "netinet/tcp.h",
                 "X11/X.h")
+CCODE6_FILES = ("mbedtls/cipher.h", "mbedtls/md.h", "mbedtls/pk.h", "mbedtls/x509_crt.h", "libssh2_sftp.h",
+                "http_parser.h", "readline/readline.h", "readline/history.h", "valgrind/memcheck.h")
 CCODE_FILES = ("lzma.h", "lzma/*.h", "zlib.h", "brotli/*.h", "yaml.h", "expat.h", "bzlib.h", "jpeglib.h",
                "argp.h")
 GNUPDF_FILES = ("gnuplot/gnuplot.pdf", "octave/octave.pdf", "asymptote/asymptote.pdf")
@@ -128,7 +134,7 @@ TRAINING_ONLY = ("rust", "vim")    # labelled for training the relevance model; 
 ROLE_RULE_ONLY = ("zsh",)          # judged answers for choosing the answer-role rule
 SITES = ("flask",)                 # a documentation site indexed whole (its generated files too)
 PDFS = ("rpdf", "gnupdf")          # typeset PDFs: a person's papers and manuals (held out: stops 42, 43)
-CODE = ("pycode", "pycode2", "pycode3", "pycode4", "ccode", "ccode2", "ccode3", "ccode4", "ccode5")   # source code (held out: stops 44, 48-52)
+CODE = ("pycode", "pycode2", "pycode3", "pycode4", "ccode", "ccode2", "ccode3", "ccode4", "ccode5", "ccode6")   # source code (held out: stops 44, 48-53)
 NOTES_ONLY = ("mdnotes", "mdnotes2", "mdnotes3")          # list-item answers in Markdown notes (bench/markdown_notes.py)
 LANGUAGES = ("debref-ja", "debref-de", "debref-zh-cn", "debref-fr")   # the Debian Reference translated
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
@@ -215,6 +221,8 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
         return Corpus(name, CCODE_ROOT, sorted(CCODE_ROOT / f for f in CCODE4_FILES))
     if name == "ccode5":   # comments after their code (libxml2, elf.h, X11): held out, stop 51
         return Corpus(name, CCODE_ROOT, sorted(CCODE_ROOT / f for f in CCODE5_FILES))
+    if name == "ccode6":   # return descriptions, lists in comments, comments after code: held out, stop 53
+        return Corpus(name, CCODE_ROOT, sorted(CCODE_ROOT / f for f in CCODE6_FILES))
     if name in NOTES_ONLY:
         from markdown_notes import SETS, build, folder_of
 

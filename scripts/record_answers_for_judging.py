@@ -51,6 +51,10 @@ SWITCHES = {
     "--no-messages": (("source_code.READ_MESSAGES",), "messages of code (an error's, a warning's, a log "
                       "line's or a help text's words in a statement) never read, as before stop 52 "
                       "(source_code.READ_MESSAGES off)"),
+    "--no-c-parts": (("source_code.READ_C_COMMENT_PARTS",), "the parts of C doc comments read since "
+                     "stop 53 (a comment after a macro's value or an enum's last member, a Doxygen "
+                     "@param/@return/\\retval description, an item of a list inside a comment) read "
+                     "as at stop 52 (source_code.READ_C_COMMENT_PARTS off)"),
 }
 """The rules a round can be recorded without: each flag, the constants it turns off, its help."""
 

@@ -190,6 +190,8 @@ def sentence_spans(text: str) -> list[Span]:
     text, code, comment = source_code.block_comments(text)
     opens = (_comment_openings(raw, text, comment) if comment and source_code.READ_C_COMMENTS_WHOLE
              else frozenset())
+    if comment:                          # a Doxygen "@param x", "@return" opens a sentence
+        opens |= source_code.doxygen_lines(raw)
     trails = source_code.trailing_comments(raw) if code else {}
     for base, block in ((b + k, piece) for b, whole in _blocks(text, code, comment, opens, trails)
                         for k, piece in (((0, _GTKDOC_REFERENCE.sub(r"\1 ", whole)),)
@@ -211,6 +213,13 @@ def sentence_spans(text: str) -> list[Span]:
                 at = own.end() if own else s.start + tag.end()       # (the text's are collapsed)
                 at += len(block[at:s.end]) - len(block[at:s.end].lstrip())
                 s = Span(at, s.end, s.text[cut:])   # not its "@name:"
+            dox = source_code.doxygen_field(raw, base + s.start) if comment else None
+            if dox is not None and base + s.start < dox[1]:   # "commit a previously loaded
+                cut = len(raw[base + s.start:dox[1]])          # commit.": not its name
+                rest = s.text[cut:] if s.text.startswith(raw[base + s.start:dox[1]]) else ""
+                if rest.strip():
+                    skip = cut + len(rest) - len(rest.lstrip())
+                    s = Span(s.start + skip, s.end, s.text[skip:])
             lead, trail = source_code.docstring_marks(s.text)
             if lead or trail:
                 s = Span(s.start + lead, s.end - trail, s.text[lead:len(s.text) - trail])
@@ -678,6 +687,10 @@ def subject_of(text: str, span: Span, lead: str = "") -> Span | None:
     message = source_code.message_at(text, span.start)
     if message is not None:              # a message of code: its statement, under its condition
         return Span(message.subject_start, message.subject_end, message.subject)
+    dox = source_code.doxygen_field(text, span.start)
+    if dox is not None:                  # "@return": of which function ("`git_commit_time_offset()
+        declared = source_code.c_subject(text, span.start)   # @return` positive or negative ...")
+        return Span(dox[0], dox[1], f"{declared[2]} {dox[2]}" if declared is not None else dox[2])
     field = source_code.gtkdoc_field(text, span.start, within=True) if "@" in text else None
     if field is not None and field[2] is not None:   # (as a docstring's ":param x:")
         if field[2].isupper():           # an enum's member: "GNUTLS_CIPHER_AES_256_CBC"
@@ -1046,8 +1059,9 @@ def whole_list_item(text: str, span: Span) -> bool:
     line_end = text.find("\n", span.end)
     if text[span.end:len(text) if line_end < 0 else line_end].strip():
         return False
-    if _in_block_comment(text, line_start):
-        return False                 # " * " lines of a C comment, not a list
+    if _in_block_comment(text, line_start) and not (source_code.READ_C_COMMENT_PARTS and mark is not None):
+        return False                 # " * " lines of a C comment, not a list (an item after
+        #                              the gutter is one: " *    - or better use the ...")
     return _enough_words(body)
 
 
@@ -1142,7 +1156,8 @@ def candidate_units(text: str, *, question: str = "",
     for span in spans:
         if span.start == 0 and span.text[:1].islower():
             continue                 # the passage starts mid-sentence (chunk overlap)
-        field = source_code.gtkdoc_field(text, span.start) if "@" in text else None
+        field = ((source_code.gtkdoc_field(text, span.start) if "@" in text else None)
+                 or source_code.doxygen_field(text, span.start))
         ends = _ENDS_STATEMENT.search(span.text) is not None
         message = source_code.message_at(text, span.start) is not None
         whole = not ends and _enough_words(span.text) and (

@@ -446,6 +446,60 @@ buffer. ... */"; its sentences named by that line's declaration (c_subject), a m
 plain word ("height") even where its comment says the word (extract.subject_of). Before (stop
 51's first rounds) the line was cut as code, the comment with it. False reads them so
 (scripts/record_answers_for_judging.py --no-trailing-comments)."""
+READ_C_COMMENT_PARTS = True
+"""Whether the parts of C doc comments stop 53 reads are read (found on ccode..ccode5's
+unanswered questions): a comment after a macro's value or after an enum's last member
+("#define PT_GNU_STACK 0x6474e551 /* Indicates stack executability */", "XML_BUFFER_ALLOC_BOUNDED
+/* limit the upper size of the buffer */"), whose "/*" was read as code and ran the comment
+above into the line (_AFTER_VALUE); a Doxygen block tag's description ("@return positive or
+negative timezone offset, in minutes from UTC", "\\retval MBEDTLS_ERR_MD_ALLOC_FAILED on
+memory-allocation failure", "@param commit a previously loaded commit."), a statement of its
+own named after its function and tag (doxygen_field: "`git_commit_time_offset() @return`"),
+where it had run into the next tag's words or, without a full stop, gone unquoted; an item of
+a list inside a comment (" *    - or better use the xmlSetExternalEntityLoader() function
+to", extract.whole_list_item). False reads them as at stop 52
+(scripts/record_answers_for_judging.py --no-c-parts, set before any passage is read)."""
+_AFTER_VALUE = re.compile(r"[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)\n]*\))?(?:[ \t]+[^\n]*)?|"
+                          r"[ \t]*[A-Za-z_]\w*(?:[ \t]*=[ \t]*[^,\s]+)?[ \t]*")
+"""What may stand before a comment after the code on its line besides a statement's end
+(_opens_comment): a macro's definition ("#define PT_GNU_STACK\t0x6474e551\t"), an enum's last
+member, without the comma the others have ("XML_BUFFER_ALLOC_BOUNDED\t")."""
+_LAST_MEMBER = re.compile(r"[ \t]*[A-Za-z_]\w*(?:[ \t]*=[ \t]*[^,\s]+)?[ \t]*")
+_DOXYGEN_FIELD = re.compile(r"[ \t]*(?:/\*+!?|\*)?[ \t]*([\\@](?:param(?:\[[a-z, ]+\])?[ \t]+[A-Za-z_]\w*|"
+                            r"returns?|retval[ \t]+[^\s]+|result))(?:[ \t]+:)?(?=[ \t]|$)")
+"""A Doxygen block tag opening a comment line, with the name it takes: "@param commit",
+"\\param[out] olen", "@return", "\\returns", "\\retval MBEDTLS_ERR_MD_BAD_INPUT_DATA"; zstd's
+colon after it ("@return : the compressed size ...") is no part of the description."""
+
+
+def doxygen_field(text: str, start: int) -> tuple[int, int, str] | None:
+    """(start, end, label) of the Doxygen block tag (_DOXYGEN_FIELD) opening the comment line
+    where the sentence at `start` begins, right before it, or whose name the sentence begins
+    with ("@param commit a previously loaded commit." is read "commit a previously ...":
+    extract.sentence_spans cuts the name); the label as written, white space collapsed
+    ("@param commit", "\\return"). None outside a comment, or when READ_C_COMMENT_PARTS is
+    off."""
+    if not READ_C_COMMENT_PARTS or not ("@" in text or "\\" in text):
+        return None
+    line_start = text.rfind("\n", 0, start) + 1
+    m = _DOXYGEN_FIELD.match(text, line_start)
+    if m is None or start < m.start(1) or (start > m.end() and text[m.end():start].strip()):
+        return None
+    if text.count("\n", 0, start) not in block_comments(text)[2]:
+        return None
+    return m.start(1), m.end(), " ".join(m.group(1).split())
+
+
+def doxygen_lines(text: str) -> frozenset[int]:
+    """The numbers of the comment lines that a Doxygen block tag opens (doxygen_field): each
+    starts a sentence of its own (the "@param" lines under one another had read as one)."""
+    if not READ_C_COMMENT_PARTS or not ("@" in text or "\\" in text):
+        return frozenset()
+    comment = block_comments(text)[2]
+    return frozenset(n for n, line in enumerate(text.split("\n"))
+                     if n in comment and _DOXYGEN_FIELD.match(line))
+
+
 _C_TRAILING_LINE = re.compile(r"^(?:[^\n]*[;,{}][ \t]*|[ \t]*#[ \t]*define[ \t][^\n]*)/\*[^\n]*\*/[ \t]*$", re.M)
 """A line of code with a comment after it, closed on the line ("float priority; /* ... */",
 "#define EM_386 3 /* Intel 80386 */"): C, with no comment line of its own."""
@@ -559,7 +613,8 @@ def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
                 for a, b in ((m.start(), shown[0]), (shown[1], m.end())):
                     chars[pos + a:pos + b] = " " * (b - a)
         code_part = "".join(rest)
-        if code_part.strip() and _C_CODE.match(code_part):
+        if code_part.strip() and (_C_CODE.match(code_part) or (
+                READ_C_COMMENT_PARTS and opened and _LAST_MEMBER.fullmatch(code_part))):
             code.add(n)
         pos += len(line) + 1
     return "".join(chars), frozenset(code), frozenset(comment - code)
@@ -696,7 +751,8 @@ def _opens_comment(line: str, at: int) -> bool:
     statement, a declaration or an #include ("int n; /* count */", "RED, /* red */");
     not in a string, nor in prose ("the comment begins with /* and extends to ...")."""
     before = line[:at]
-    return before.count('"') % 2 == 0 and (not before.strip() or bool(re.search(r"[;{}),>][ \t]*$", before)))
+    return before.count('"') % 2 == 0 and (not before.strip() or bool(re.search(r"[;{}),>][ \t]*$", before))
+                                           or (READ_C_COMMENT_PARTS and _AFTER_VALUE.fullmatch(before) is not None))
 
 
 _C_WORDS = frozenset("""extern static const volatile unsigned signed int long short char void float
