@@ -675,7 +675,10 @@ def test_a_comment_that_goes_on_is_cut_or_introduces_something_is_not_said_whole
     assert _quotable(prose) == ["Next paragraph starts."]       # prose is read as before
     c = "/*\n * Maximum size of the dictionary depends on multiple things:\n *  - Memory usage limit\n" \
         " *  - Selected match finder (encoder only)\n */\nint x;\n"
-    assert not any("Selected match finder" in x for x in _quotable(c))   # an item of a list
+    assert "Maximum size of the dictionary depends on multiple things:" not in _quotable(c)
+    item = next(u for u in ex.candidate_units(c) if "Selected match finder" in u.text)
+    lead = ex.list_lead_in(c, item)                   # an item of a list: quoted as an item
+    assert lead is not None and lead.text == "Maximum size of the dictionary depends on multiple things:"
     toml = '''def loads(s, _dict=dict, decoder=None):
     """Parses string as toml
 

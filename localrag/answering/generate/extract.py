@@ -1091,11 +1091,17 @@ def list_lead_in(text: str, span: Span) -> Span | None:
     that introduces the list. It must end with ":" or be left open (a word, "," or ")"
     last, the list right under it), and be at most MAX_LEAD_CHARS long. A heading, a code
     line or a sentence that ends with a full stop introduces nothing, and in a passage
-    with C comments a line opening with "*" is a comment's gutter, no item."""
+    with C comments a line opening with "*" is a comment's gutter, no item (a list inside a
+    C comment is read with its gutter blanked, source_code.READ_C_COMMENT_PARTS)."""
     if not READ_LEAD_INS or not list_item_at(text, span):
         return None
     line_start = text.rfind("\n", 0, span.start) + 1
-    if _line_at(text, line_start).lstrip().startswith("*") and _C_COMMENT_MARK.search(text):
+    raw = text
+    comment = source_code.block_comments(text)[2] if source_code.READ_C_COMMENT_PARTS else frozenset()
+    if comment and text.count("\n", 0, span.start) in comment:
+        text = source_code.block_comments(text)[0]   # a list inside a C comment: its lines
+        #                                               read without the "*" gutter
+    elif _line_at(text, line_start).lstrip().startswith("*") and _C_COMMENT_MARK.search(text):
         return None                      # " * " is a C comment's gutter, not a list
     depth = indent_width(_line_at(text, line_start))
     pos, blanks = line_start, 0
@@ -1121,11 +1127,11 @@ def list_lead_in(text: str, span: Span) -> Span | None:
         if not (stripped.endswith(":") or (blanks == 0 and _OPEN_END.search(stripped))):
             return None
         end = prev + len(line.rstrip())
-        lead = next((s for s in _sentences_of(text) if s.start < end <= s.end), None)
+        lead = next((s for s in _sentences_of(raw) if s.start < end <= s.end), None)
         if lead is None or len(lead.text) > MAX_LEAD_CHARS or _ENDS_SENTENCE.search(lead.text):
             return None                  # (a line that ends mid-sentence, the sentence
             #                              ending further on: "... instances)." )
-        if list_item_at(text, lead) and indent_width(
+        if list_item_at(raw, lead) and indent_width(
                 _line_at(text, text.rfind("\n", 0, lead.start) + 1)) >= depth:
             return None                  # an item before it, wrapped onto an unindented line
         return lead
