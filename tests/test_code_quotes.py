@@ -1032,3 +1032,84 @@ def test_messages_of_code_can_be_switched_off_for_a_side_by_side(monkeypatch):
     monkeypatch.setattr(source_code, "READ_MESSAGES", False)
     got = units(XMLTODICT)
     assert got == ["Emit an XML document for the given `input_dict` (reverse of `parse`)."]
+
+
+C_PARTS = '''typedef enum {
+    XML_BUFFER_ALLOC_EXACT,\t/* grow only to the minimal size */
+    XML_BUFFER_ALLOC_HYBRID,\t/* exact up to a threshold, and doubleit thereafter */
+    XML_BUFFER_ALLOC_BOUNDED\t/* limit the upper size of the buffer */
+} xmlBufferAllocationScheme;
+
+#define PT_GNU_EH_FRAME\t0x6474e550\t/* GCC .eh_frame_hdr segment */
+#define PT_GNU_STACK\t0x6474e551\t/* Indicates whether the stack is executable. */
+#define R_M32R_16_RELA\t\t33\t/* Direct 16 bit. */
+
+/**
+ * Get the commit timezone offset (i.e. committer's preferred timezone) of a commit.
+ *
+ * @param commit a previously loaded commit.
+ * @param out pointer where to store the offset of the commit
+ * @return positive or negative timezone offset, in minutes from UTC
+ */
+GIT_EXTERN(int) git_commit_time_offset(const git_commit *commit, int *out);
+
+/**
+ * \\brief           This function sets up the message-digest context.
+ *
+ * \\return          \\c 0 on success.
+ * \\retval #MBEDTLS_ERR_MD_ALLOC_FAILED on memory-allocation
+ *                  failure.
+ * @return : the compressed size of the first frame starting at `src`
+ */
+int mbedtls_md_setup(mbedtls_md_context_t *ctx, const mbedtls_md_info_t *md_info, int hmac);
+
+/*
+ * Callback:
+ * The entity loader, to control the loading of external entities,
+ * the application can either:
+ *    - override this resolveEntity() callback in the SAX block
+ *    - or better use the xmlSetExternalEntityLoader() function to
+ *      set up its own entity resolution routine
+ */
+typedef void (*resolveEntitySAXFunc) (void *ctx, const char *publicId);
+'''
+
+
+def test_the_parts_of_a_c_doc_comment_read_since_stop_53():
+    """Five unanswered questions of ccode..ccode5 had their answer in a C comment that was
+    never a candidate: after a macro's value or an enum's last member (its "/*" read as code,
+    the comment above run into the line: "*/ #define R_MN10300_ALIGN 34 /* Alignment ...",
+    judged noise), in a Doxygen "@return" line without a full stop (and "@param" lines run
+    together: "out Pointer where to store the parent commit commit a previously loaded
+    commit."), in an item of a list inside a comment."""
+    got = _named(C_PARTS)
+    assert got["exact up to a threshold, and doubleit thereafter"] == "XML_BUFFER_ALLOC_HYBRID"
+    assert got["limit the upper size of the buffer"] == "XML_BUFFER_ALLOC_BOUNDED"   # no comma after it
+    assert got["Indicates whether the stack is executable."] == "#define PT_GNU_STACK 0x6474e551"
+    assert not any("#define" in t or "*/" in t for t in got)             # no code flattened into a quote
+    assert got["positive or negative timezone offset, in minutes from UTC"] == "git_commit_time_offset() @return"
+    assert got["a previously loaded commit."] == "git_commit_time_offset() @param commit"   # one per tag,
+    assert got["pointer where to store the offset of the commit"] == "git_commit_time_offset() @param out"
+    assert got["0 on success."] == "mbedtls_md_setup() \\return"      # short: its tag names it ("\\c" blanked)
+    assert got["on memory-allocation failure."] == "mbedtls_md_setup() \\retval #MBEDTLS_ERR_MD_ALLOC_FAILED"
+    assert got["the compressed size of the first frame starting at `src`"] == "mbedtls_md_setup() @return"   # zstd's ":"
+    item = next(s for s in ex.candidate_units(C_PARTS) if s.text.startswith("- or better use"))
+    assert ex.list_lead_in(C_PARTS, item).text.endswith("The entity loader, to control the loading of external entities, the application can either:")
+    # the quote opens the source at its own words, after the tag and the parameter's name
+    span = next(s for s in ex.candidate_units(C_PARTS) if s.text == "a previously loaded commit.")
+    assert C_PARTS[span.start:].startswith("a previously loaded commit.")
+
+
+def test_the_c_comment_parts_can_be_switched_off_for_a_side_by_side(monkeypatch):
+    monkeypatch.setattr(source_code, "READ_C_COMMENT_PARTS", False)
+    source_code.block_comments.cache_clear()
+    source_code.trailing_comments.cache_clear()
+    try:
+        got = _named(C_PARTS)
+        assert "positive or negative timezone offset, in minutes from UTC" not in got
+        assert "limit the upper size of the buffer" not in got
+        assert "0 on success." not in got
+        assert not any(t.startswith("- or better use") for t in got)
+    finally:
+        source_code.block_comments.cache_clear()
+        source_code.trailing_comments.cache_clear()

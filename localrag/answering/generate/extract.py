@@ -21,7 +21,7 @@ import numpy as np
 
 from localrag.answering.generate import source_code
 from localrag.answering.judge import lexical
-from localrag.answering.judge.noise import is_code, is_continuation, is_markup, noise_kind
+from localrag.answering.judge.noise import is_code, is_continuation, is_markup, is_unbalanced, noise_kind
 from localrag.answering.judge.scoring import TRUST_ACCURACY, TRUST_AUC
 from localrag.answering.label.units import closes_fence, dedent_lines, indent_width
 
@@ -1032,6 +1032,27 @@ def _enough_words(sentence: str) -> bool:
     return len(words) >= MIN_ITEM_WORDS and sum(bool(re.fullmatch(r"[^\W\d_]{2,}", w)) for w in words) >= 2
 
 
+MIN_NAMED_WORDS = 3
+"""A Doxygen tag's description or a comment after the code on its line is quoted with this
+many words (source_code.READ_C_COMMENT_PARTS), fewer than a statement needs elsewhere
+(MIN_ITEM_WORDS, noise.is_fragment's title rule): its tag or its line names what it is of,
+"`mbedtls_md_setup() \\return` 0 on success.", "`#define PT_GNU_STACK 0x6474e551` Indicates
+stack executability"."""
+
+
+def _named_by_its_line(text: str, span: Span) -> bool:
+    """Whether `span` is a Doxygen tag's description (source_code.doxygen_field) or a comment
+    after the code on its line (source_code.in_trailing_comment), of MIN_NAMED_WORDS words or
+    more, one of them a word of three letters, its brackets balanced."""
+    if not source_code.READ_C_COMMENT_PARTS:
+        return False
+    if source_code.doxygen_field(text, span.start) is None and not source_code.in_trailing_comment(text, span.start):
+        return False
+    words = re.findall(r"\w+", span.text)
+    return (len(words) >= MIN_NAMED_WORDS and any(re.fullmatch(r"[^\W\d_]{3,}", w) for w in words)
+            and not is_unbalanced(span.text))
+
+
 def list_item_at(text: str, span: Span) -> bool:
     """Whether `span` opens a list item of `text`: its line starts with a list marker,
     before the span or as its first characters."""
@@ -1166,11 +1187,12 @@ def candidate_units(text: str, *, question: str = "",
                  or source_code.doxygen_field(text, span.start))
         ends = _ENDS_STATEMENT.search(span.text) is not None
         message = source_code.message_at(text, span.start) is not None
-        whole = not ends and _enough_words(span.text) and (
+        named = _named_by_its_line(text, span)
+        whole = not ends and (_enough_words(span.text) or named) and (
             message or source_code.said_whole(text, span.start, span.end))
         if not (ends or code_after(text, span) is not None
                 or (QUOTE_LIST_ITEMS and whole_list_item(text, span))
-                or (field is not None and len(re.findall(r"\w+", span.text)) >= MIN_ITEM_WORDS)
+                or (field is not None and (len(re.findall(r"\w+", span.text)) >= MIN_ITEM_WORDS or named))
                 or whole):
             continue                 # no sentence end: a table cell, a caption, a sentence
             #                          the chunk's end cut off, a name alone in a list (a
@@ -1192,7 +1214,8 @@ def candidate_units(text: str, *, question: str = "",
         if _INTRODUCING_END.search(span.text) and code_after(text, span) is None:
             continue                 # "... without the prefix i.e." and no example after it
         kind = noise_kind(_ADMONITION.sub("", span.text), question=question)
-        if kind is None or (kind == "filler" and code_after(text, span) is not None):
+        if kind is None or (kind == "filler" and code_after(text, span) is not None) or (
+                kind == "fragment" and named):
             said = _said(span.text)
             if said not in seen:     # a file's own sentence once; a near repeat says another
                 seen.add(said)       # thing ("... made with GSSAPI encryption." after "...

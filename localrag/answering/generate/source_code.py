@@ -483,10 +483,11 @@ def doxygen_field(text: str, start: int) -> tuple[int, int, str] | None:
         return None
     line_start = text.rfind("\n", 0, start) + 1
     m = _DOXYGEN_FIELD.match(text, line_start)
-    if m is None or start < m.start(1) or (start > m.end() and text[m.end():start].strip()):
+    if m is None or start < m.start(1):
         return None
-    if text.count("\n", 0, start) not in block_comments(text)[2]:
-        return None
+    blanked, _, comment = block_comments(text)
+    if (start > m.end() and blanked[m.end():start].strip()) or text.count("\n", 0, start) not in comment:
+        return None                      # (a "\\c" before the words is blanked: "\\return \\c 0")
     return m.start(1), m.end(), " ".join(m.group(1).split())
 
 
