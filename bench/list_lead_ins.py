@@ -1,12 +1,15 @@
 """Issue 17: list items read with the sentence that introduces their list
 (extract.list_lead_in, extract.READ_LEAD_INS). Prints figures, asserts nothing.
 
-    python bench/list_lead_ins.py [--corpora mdnotes,flask,...] [--rule lead-ins|whole-comments|messages]
+    python bench/list_lead_ins.py [--corpora mdnotes,flask,...] [--rule lead-ins|whole-comments|messages|c-parts]
 
 `--rule whole-comments` compares the same way comments of code said whole without a full
 stop quoted or not (source_code.QUOTE_WHOLE_COMMENTS, stop 50); the last figure then
 counts quotes that are such comments. `--rule messages`: messages of code read or not
 (source_code.READ_MESSAGES, stop 52); the last figure counts quotes that are messages.
+`--rule c-parts`: the parts of C doc comments read since stop 53 or not
+(source_code.READ_C_COMMENT_PARTS); the last figure counts quotes that are a Doxygen tag's
+description or a comment after code.
 
 For each natural question of each corpus: the shipped search's five passages on the bench
 index, then the quotes as the answer path chooses them (choose_quotes with the relevance
@@ -47,7 +50,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpora", default=CORPORA)
     ap.add_argument("--model-dir", default=str(HERE.parent / "indexer" / "data" / "relevance"))
-    ap.add_argument("--rule", choices=("lead-ins", "whole-comments", "messages"), default="lead-ins")
+    ap.add_argument("--rule", choices=("lead-ins", "whole-comments", "messages", "c-parts"), default="lead-ins")
     args = ap.parse_args()
     from localrag.answering.generate import source_code
 
@@ -56,6 +59,10 @@ def main() -> None:
             extract.READ_LEAD_INS = on
         elif args.rule == "messages":
             source_code.READ_MESSAGES = on
+        elif args.rule == "c-parts":
+            source_code.READ_C_COMMENT_PARTS = on
+            source_code.block_comments.cache_clear()      # (both read the switch)
+            source_code.trailing_comments.cache_clear()
         else:
             source_code.QUOTE_WHOLE_COMMENTS = on
 
@@ -64,6 +71,9 @@ def main() -> None:
             return extract.list_lead_in(text, span) is not None
         if args.rule == "messages":
             return source_code.message_at(text, span.start) is not None
+        if args.rule == "c-parts":
+            return (source_code.doxygen_field(text, span.start) is not None
+                    or source_code.in_trailing_comment(text, span.start))
         return not extract._ENDS_STATEMENT.search(span.text) and source_code.said_whole(text, span.start, span.end)
 
     scorer = PassageScorer(args.model_dir)

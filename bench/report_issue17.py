@@ -31,9 +31,10 @@
    layout (bench/pdf_layout.py);
 12. the first passages' feedback (search.FEEDBACK_DEPTH / FEEDBACK_WEIGHT) chosen on the
    ten held-out corpora, each left out (bench/query_feedback.py); search recall@5 on the
-   source-code corpora, each held out when it was written (pycode..pycode4, ccode..ccode5,
+   source-code corpora, each held out when it was written (pycode..pycode4, ccode..ccode6,
    natural and exact: bench/other_languages.py); messages of code quoted or not
-   (bench/list_lead_ins.py --rule messages); and where the questions of the newest judged
+   (bench/list_lead_ins.py --rule messages), the parts of C doc comments read since stop
+   53 or not (--rule c-parts); and where the questions of the newest judged
    answer rounds go unanswered (bench/answer_gaps.py);
 13. speed against the main the issue was filed on (006a393): answer p50 and fresh-process
    `localrag search` p50 (default, i.e. with the second stage; without it; with the learned
@@ -91,12 +92,14 @@ def main() -> None:
     run("typeset PDFs (rpdf, held out): their layout read or not", ["bench/pdf_layout.py"])
     run("the first passages' feedback, chosen on the ten held-out corpora each left out", [
         "bench/query_feedback.py"])
-    code = "pycode,pycode2,pycode3,pycode4,ccode,ccode2,ccode3,ccode4,ccode5"
+    code = "pycode,pycode2,pycode3,pycode4,ccode,ccode2,ccode3,ccode4,ccode5,ccode6"
     for which in ("natural", "exact"):
         run(f"source code, held out corpus by corpus: search recall@5, {which}", [
             "bench/other_languages.py", "--corpora", code, "--which", which])
     run("messages of code quoted or not (stop 52; pycode4 held out)", [
         "bench/list_lead_ins.py", "--rule", "messages", "--corpora", "pycode,pycode2,pycode3,pycode4"])
+    run("parts of C doc comments read or not (stop 53; ccode6 held out)", [
+        "bench/list_lead_ins.py", "--rule", "c-parts", "--corpora", "ccode,ccode2,ccode3,ccode4,ccode5,ccode6"])
     run("where the unanswered questions go (the newest judged rounds)", ["bench/answer_gaps.py"])
     if not args.no_speed:
         run("speed against main 006a393", ["bench/bench_speed_vs_main.py", "--main-ref", "006a393"])

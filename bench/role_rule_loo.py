@@ -33,7 +33,7 @@ from answer_gaps import newest_round  # noqa: E402
 from carry_judgments import load  # noqa: E402
 
 DATA = HERE / "data" / "answers"
-CORPORA = "postgres,debref,zsh,mdnotes,mdnotes2,mdnotes3,flask,rpdf,pycode,pycode2,pycode3,pycode4,ccode,ccode2,ccode3,ccode4,ccode5"
+CORPORA = "postgres,debref,zsh,mdnotes,mdnotes2,mdnotes3,flask,rpdf,pycode,pycode2,pycode3,pycode4,ccode,ccode2,ccode3,ccode4,ccode5,ccode6"
 FLOORS = (0.05, 0.075, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3)
 RATIOS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 MAXES = (1, 2, 3, 4)
