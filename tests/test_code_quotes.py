@@ -1072,6 +1072,18 @@ int mbedtls_md_setup(mbedtls_md_context_t *ctx, const mbedtls_md_info_t *md_info
  *      set up its own entity resolution routine
  */
 typedef void (*resolveEntitySAXFunc) (void *ctx, const char *publicId);
+
+/**
+ * \\brief           Make signature, including padding if relevant.
+ *
+ * \\note            There is no interface in the PK module to make RSASSA-PSS
+ *                  signatures yet.
+ *
+ * \\return          #MBEDTLS_ERR_PK_BAD_INPUT_DATA
+ *                  if the key cannot sign.
+ */
+int mbedtls_pk_sign(mbedtls_pk_context *ctx, mbedtls_md_type_t md_alg,
+                    int (*f_rng)(void *, unsigned char *, size_t), void *p_rng);
 '''
 
 
@@ -1093,6 +1105,10 @@ def test_the_parts_of_a_c_doc_comment_read_since_stop_53():
     assert got["0 on success."] == "mbedtls_md_setup() \\return"      # short: its tag names it ("\\c" blanked)
     assert got["on memory-allocation failure."] == "mbedtls_md_setup() \\retval #MBEDTLS_ERR_MD_ALLOC_FAILED"
     assert got["the compressed size of the first frame starting at `src`"] == "mbedtls_md_setup() @return"   # zstd's ":"
+    # a reference's "#" before the words, the description on the line under the tag
+    assert got["#MBEDTLS_ERR_PK_BAD_INPUT_DATA if the key cannot sign."] == "mbedtls_pk_sign() \\return"
+    # a function is named by its own name, not by a function pointer among its parameters
+    assert got["There is no interface in the PK module to make RSASSA-PSS signatures yet."] == "mbedtls_pk_sign()"
     item = next(s for s in ex.candidate_units(C_PARTS) if s.text.startswith("- or better use"))
     assert ex.list_lead_in(C_PARTS, item).text.endswith("The entity loader, to control the loading of external entities, the application can either:")
     # the quote opens the source at its own words, after the tag and the parameter's name

@@ -486,8 +486,9 @@ def doxygen_field(text: str, start: int) -> tuple[int, int, str] | None:
     if m is None or start < m.start(1):
         return None
     blanked, _, comment = block_comments(text)
-    if (start > m.end() and blanked[m.end():start].strip()) or text.count("\n", 0, start) not in comment:
-        return None                      # (a "\\c" before the words is blanked: "\\return \\c 0")
+    if (start > m.end() and blanked[m.end():start].strip(" \t#")) or text.count("\n", 0, start) not in comment:
+        return None                      # (a "\\c" before the words is blanked: "\\return \\c 0";
+        #                                  a reference's "#" is no word: "\\return #MBEDTLS_ERR_...")
     return m.start(1), m.end(), " ".join(m.group(1).split())
 
 
@@ -877,8 +878,10 @@ def _declared_name(declaration: str) -> str | None:
     if m or d.lstrip().startswith("#"):  # a macro's name; "#ifndef X", "#include" name nothing
         return m.group(2) if m and m.group(1) == "define" else None
     pointer = re.search(r"\(\s*(?:[A-Z][A-Z0-9_]*\s+)?\*\s*([A-Za-z_]\w*)\s*\)\s*\(", d)
-    if pointer:                                                # a function pointer's name
-        return pointer.group(1)
+    if pointer and "(" not in re.sub(r"\b[A-Z][A-Z0-9_]*\s*\([^()]*\)", " ", d[:pointer.start()]):
+        return pointer.group(1)          # a function pointer's name; not a parameter's, "int
+        #                                  mbedtls_pk_sign(..., int (*f_rng)(void *, ...), ...)"
+        #                                  declares mbedtls_pk_sign (ccode6-030, stop 53)
     d = re.sub(r"\b[A-Z][A-Z0-9_]*\s*\(\s*\(.*", " (", d)   # zlib's OF((...)): a prototype
     d = re.sub(r"\b[A-Z][A-Z0-9_]*\s*\([^()]*\)", " ", d)       # LZMA_API(lzma_ret)
     m = re.search(r"([A-Za-z_]\w*)\s*\(", d)
