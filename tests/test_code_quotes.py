@@ -1116,6 +1116,32 @@ def test_the_parts_of_a_c_doc_comment_read_since_stop_53():
     assert C_PARTS[span.start:].startswith("a previously loaded commit.")
 
 
+BROTLI_TAGS = '''/**
+ * Sets the specified parameter to the given encoder instance.
+ *
+ * @param path the path to look in. This can be a path to a file
+ *        or a folder. It is searched first.
+ *
+ * @returns ::BROTLI_TRUE if value is accepted
+ * @warning invalid values might be accepted in case they would not break encoding process.
+ */
+int BrotliEncoderSetParameter(int encoder, const char* path);
+'''
+
+
+def test_a_doxygen_tag_ends_the_description_above_it_and_names_its_later_sentences():
+    # "@returns ::BROTLI_TRUE if value is accepted invalid values might be accepted ..." ran
+    # the "@warning" line into the return value (judged partly supported and noise, ccode-022,
+    # c53); "This can be a path ..." under "@param path" lost its parameter (ccode4-021)
+    got = _named(BROTLI_TAGS)
+    assert got["::BROTLI_TRUE if value is accepted"] == "BrotliEncoderSetParameter() @returns"
+    assert got["invalid values might be accepted in case they would not break encoding process."] \
+        == "BrotliEncoderSetParameter()"
+    assert got["This can be a path to a file or a folder."] == "BrotliEncoderSetParameter() @param path"
+    assert got["It is searched first."] == "BrotliEncoderSetParameter() @param path"
+    assert got["Sets the specified parameter to the given encoder instance."] == "BrotliEncoderSetParameter()"
+
+
 def test_the_c_comment_parts_can_be_switched_off_for_a_side_by_side(monkeypatch):
     monkeypatch.setattr(source_code, "READ_C_COMMENT_PARTS", False)
     source_code.block_comments.cache_clear()

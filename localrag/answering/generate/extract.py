@@ -687,8 +687,8 @@ def subject_of(text: str, span: Span, lead: str = "") -> Span | None:
     message = source_code.message_at(text, span.start)
     if message is not None:              # a message of code: its statement, under its condition
         return Span(message.subject_start, message.subject_end, message.subject)
-    dox = source_code.doxygen_field(text, span.start)
-    if dox is not None:                  # "@return": of which function ("`git_commit_time_offset()
+    dox = source_code.doxygen_field(text, span.start, within=True)   # (or a later sentence
+    if dox is not None:                  # of its description) "@return": of which function ("`git_commit_time_offset()
         declared = source_code.c_subject(text, span.start)   # @return` positive or negative ...")
         return Span(dox[0], dox[1], f"{declared[2]} {dox[2]}" if declared is not None else dox[2])
     field = source_code.gtkdoc_field(text, span.start, within=True) if "@" in text else None

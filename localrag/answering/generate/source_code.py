@@ -472,34 +472,71 @@ _DOXYGEN_FIELD = re.compile(r"[ \t]*(?:/\*+!?|\*)?[ \t]*([\\@](?:param(?:\[[a-z,
 colon after it ("@return : the compressed size ...") is no part of the description."""
 
 
-def doxygen_field(text: str, start: int) -> tuple[int, int, str] | None:
+_DOXYGEN_BLOCK = re.compile(r"[ \t]*(?:/\*+!?|\*)?[ \t]*[\\@](?:brief|details|note|warning|attention|deprecated|"
+                            r"since|returns?|retval|result|sa|see|pre|post|throws?|exception|t?param|"
+                            r"par|todo|bug|remarks?|invariant|example|code|endcode)(?=[ \t\[{]|$)")
+"""Any Doxygen block tag opening a comment line: it ends the description above it ("@returns
+::BROTLI_TRUE if value is accepted" over "@warning invalid values might be accepted ..." read
+as one sentence, ccode-022, stop 53)."""
+
+
+def doxygen_field(text: str, start: int, *, within: bool = False) -> tuple[int, int, str] | None:
     """(start, end, label) of the Doxygen block tag (_DOXYGEN_FIELD) opening the comment line
     where the sentence at `start` begins, right before it, or whose name the sentence begins
     with ("@param commit a previously loaded commit." is read "commit a previously ...":
     extract.sentence_spans cuts the name); the label as written, white space collapsed
-    ("@param commit", "\\return"). None outside a comment, or when READ_C_COMMENT_PARTS is
-    off."""
+    ("@param commit", "\\return"). `within`: also the tag whose description the sentence
+    goes on, a later sentence of it on the tag's line or under it (_doxygen_field_above:
+    "@param path the path to look in. This can be a path to a file" names both sentences
+    "@param path"). None outside a comment, or when READ_C_COMMENT_PARTS is off."""
     if not READ_C_COMMENT_PARTS or not ("@" in text or "\\" in text):
         return None
     line_start = text.rfind("\n", 0, start) + 1
     m = _DOXYGEN_FIELD.match(text, line_start)
+    blanked, _, comment = block_comments(text)
+    if m is None and within and text.count("\n", 0, start) in comment:
+        return _doxygen_field_above(text, line_start, comment)
     if m is None or start < m.start(1):
         return None
-    blanked, _, comment = block_comments(text)
-    if (start > m.end() and blanked[m.end():start].strip(" \t#")) or text.count("\n", 0, start) not in comment:
-        return None                      # (a "\\c" before the words is blanked: "\\return \\c 0";
-        #                                  a reference's "#" is no word: "\\return #MBEDTLS_ERR_...")
+    if text.count("\n", 0, start) not in comment:
+        return None
+    if start > m.end() and blanked[m.end():start].strip(" \t#") and not within:
+        return None                      # a later sentence on the tag's line is of its
+        #                                  description all the same (`within`); a "\\c" before
+        #                                  the words is blanked ("\\return \\c 0"), a reference's
+        #                                  "#" is no word ("\\return #MBEDTLS_ERR_...")
     return m.start(1), m.end(), " ".join(m.group(1).split())
 
 
+def _doxygen_field_above(text: str, line_start: int, comment: frozenset[int]) -> tuple[int, int, str] | None:
+    """The Doxygen tag whose description goes on to the comment line at `line_start`: up
+    through the description's lines (no empty gutter line, no other tag, no comment's
+    opening between, at most MAX_FIELD_LINES)."""
+    pos = line_start
+    n = text.count("\n", 0, line_start)
+    if _DOXYGEN_BLOCK.match(text, line_start):
+        return None                      # a tag of its own (a "\\note")
+    for k in range(n - 1, max(n - 1 - MAX_FIELD_LINES, -1), -1):
+        pos = text.rfind("\n", 0, pos - 1) + 1
+        line = text[pos:text.find("\n", pos)]
+        if k not in comment or not line.strip(" \t*") or "/*" in line:
+            return None
+        m = _DOXYGEN_FIELD.match(line)
+        if m is not None:
+            return pos + m.start(1), pos + m.end(), " ".join(m.group(1).split())
+        if _DOXYGEN_BLOCK.match(line):
+            return None
+    return None
+
+
 def doxygen_lines(text: str) -> frozenset[int]:
-    """The numbers of the comment lines that a Doxygen block tag opens (doxygen_field): each
+    """The numbers of the comment lines that a Doxygen block tag opens (_DOXYGEN_BLOCK): each
     starts a sentence of its own (the "@param" lines under one another had read as one)."""
     if not READ_C_COMMENT_PARTS or not ("@" in text or "\\" in text):
         return frozenset()
     comment = block_comments(text)[2]
     return frozenset(n for n, line in enumerate(text.split("\n"))
-                     if n in comment and _DOXYGEN_FIELD.match(line))
+                     if n in comment and _DOXYGEN_BLOCK.match(line))
 
 
 _C_TRAILING_LINE = re.compile(r"^(?:[^\n]*[;,{}][ \t]*|[ \t]*#[ \t]*define[ \t][^\n]*)/\*[^\n]*\*/[ \t]*$", re.M)
