@@ -1142,6 +1142,19 @@ def test_a_doxygen_tag_ends_the_description_above_it_and_names_its_later_sentenc
     assert got["Sets the specified parameter to the given encoder instance."] == "BrotliEncoderSetParameter()"
 
 
+def test_the_relevance_model_reads_a_doxygen_tag_as_what_it_says():
+    # shown as written ("`mbedtls_md_setup() \\return` 0 on success."), read by the model
+    # as words it was trained on: "\\return" as written lowered the sentences it named
+    # (bench/tag_reading.py, stop 53)
+    span = next(s for s in ex.candidate_units(C_PARTS) if s.text == "0 on success.")
+    assert ex.subject_of(C_PARTS, span).text == "mbedtls_md_setup() \\return"
+    assert ex.answer_texts(C_PARTS, span, "md.h")[0] == "md.h\nmbedtls_md_setup() returns\n0 on success."
+    param = next(s for s in ex.candidate_units(C_PARTS) if s.text == "a previously loaded commit.")
+    assert "git_commit_time_offset() parameter commit" in ex.answer_texts(C_PARTS, param)[0]
+    plain = next(s for s in ex.candidate_units(C_PARTS) if s.text.startswith("exact up to"))
+    assert ex.answer_texts(C_PARTS, plain)[0] == "XML_BUFFER_ALLOC_HYBRID\nexact up to a threshold, and doubleit thereafter"
+
+
 def test_the_c_comment_parts_can_be_switched_off_for_a_side_by_side(monkeypatch):
     monkeypatch.setattr(source_code, "READ_C_COMMENT_PARTS", False)
     source_code.block_comments.cache_clear()
