@@ -34,7 +34,8 @@
    source-code corpora, each held out when it was written (pycode..pycode4, ccode..ccode6,
    natural and exact: bench/other_languages.py); messages of code quoted or not
    (bench/list_lead_ins.py --rule messages), the parts of C doc comments read since stop
-   53 or not (--rule c-parts); and where the questions of the newest judged
+   53 or not (--rule c-parts) and how the relevance model reads their tags
+   (bench/tag_reading.py); and where the questions of the newest judged
    answer rounds go unanswered (bench/answer_gaps.py);
 13. speed against the main the issue was filed on (006a393): answer p50 and fresh-process
    `localrag search` p50 (default, i.e. with the second stage; without it; with the learned
@@ -100,6 +101,7 @@ def main() -> None:
         "bench/list_lead_ins.py", "--rule", "messages", "--corpora", "pycode,pycode2,pycode3,pycode4"])
     run("parts of C doc comments read or not (stop 53; ccode6 held out)", [
         "bench/list_lead_ins.py", "--rule", "c-parts", "--corpora", "ccode,ccode2,ccode3,ccode4,ccode5,ccode6"])
+    run("how the relevance model reads a Doxygen tag (stop 53)", ["bench/tag_reading.py"])
     run("where the unanswered questions go (the newest judged rounds)", ["bench/answer_gaps.py"])
     if not args.no_speed:
         run("speed against main 006a393", ["bench/bench_speed_vs_main.py", "--main-ref", "006a393"])
