@@ -687,10 +687,11 @@ def subject_of(text: str, span: Span, lead: str = "") -> Span | None:
     message = source_code.message_at(text, span.start)
     if message is not None:              # a message of code: its statement, under its condition
         return Span(message.subject_start, message.subject_end, message.subject)
-    dox = source_code.doxygen_field(text, span.start, within=True)   # (or a later sentence
-    if dox is not None:                  # of its description) "@return": of which function ("`git_commit_time_offset()
-        declared = source_code.c_subject(text, span.start)   # @return` positive or negative ...")
-        return Span(dox[0], dox[1], f"{declared[2]} {dox[2]}" if declared is not None else dox[2])
+    dox = source_code.doxygen_field(text, span.start, within=True)
+    if dox is not None:                  # a Doxygen tag's description (or a later sentence of
+        declared = source_code.c_subject(text, span.start)   # it), of which function:
+        return Span(dox[0], dox[1],      # "`git_commit_time_offset() @return` positive or ..."
+                    f"{declared[2]} {dox[2]}" if declared is not None else dox[2])
     field = source_code.gtkdoc_field(text, span.start, within=True) if "@" in text else None
     if field is not None and field[2] is not None:   # (as a docstring's ":param x:")
         if field[2].isupper():           # an enum's member: "GNUTLS_CIPHER_AES_256_CBC"
@@ -1046,7 +1047,8 @@ def _named_by_its_line(text: str, span: Span) -> bool:
     more, one of them a word of three letters, its brackets balanced."""
     if not source_code.READ_C_COMMENT_PARTS:
         return False
-    if source_code.doxygen_field(text, span.start) is None and not source_code.in_trailing_comment(text, span.start):
+    if (source_code.doxygen_field(text, span.start) is None
+            and not source_code.in_trailing_comment(text, span.start)):
         return False
     words = re.findall(r"\w+", span.text)
     return (len(words) >= MIN_NAMED_WORDS and any(re.fullmatch(r"[^\W\d_]{3,}", w) for w in words)
@@ -1535,12 +1537,13 @@ def answer_texts(passage: str, span: Span, title: str = "", lead: str = "") -> l
 
 
 TAG_READING = "words"
-"""How the relevance model reads a Doxygen tag in a unit's name (subject_of: "`mbedtls_cipher_get_iv_size()
-\\return`"): "tag" as shown, "words" as what it says ("\\return" "returns", "@param x" "parameter
-x", "\\retval X" "returns X"), "none" without it (the function alone, as before stop 53). The
-model was trained on names and sentences, never on a tag: read as shown, "\\return" lowered the
-sentences it named (ccode6-003's answer fell from 2nd to no quote)."""
-_TAG_WORDS = ((re.compile(r"[\\@]returns?\b|[\\@]result\b"), "returns"), (re.compile(r"[\\@]retval\b"), "returns"),
+"""How the relevance model reads a Doxygen tag in a unit's name (subject_of:
+"`mbedtls_cipher_get_iv_size() \\return`"): "tag" as shown, "words" as what it says
+("\\return" "returns", "@param x" "parameter x", "\\retval X" "returns X"), "none" without it
+(the function alone, as before stop 53). The model was trained on names and sentences, never
+on a tag: read as shown, "\\return" lowered the sentences it named (ccode6-003's answer fell
+from 2nd to no quote). Chosen on ccode..ccode5 with bench/tag_reading.py."""
+_TAG_WORDS = ((re.compile(r"[\\@](?:returns?|result|retval)\b"), "returns"),
               (re.compile(r"[\\@]t?param(?:\[[a-z, ]+\])?"), "parameter"))
 
 
