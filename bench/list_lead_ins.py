@@ -12,8 +12,9 @@ counts quotes that are such comments. `--rule messages`: messages of code read o
 description or a comment after code.
 
 For each natural question of each corpus: the shipped search's five passages on the bench
-index, then the quotes as the answer path chooses them (choose_quotes with the relevance
-model, answer_roles) twice in one process, lead-ins read and not. Counted over the
+index (the rule on: the search's passage judge reads the units too), then the quotes as
+the answer path chooses them (choose_quotes with the relevance model, answer_roles) twice
+in one process, lead-ins read and not. Counted over the
 questions whose five passages hold the key phrase: a quote holds it, the first quote
 holds it, a quote shown as the answer (✔) holds it; and how many quotes are list items
 read with a lead-in. The key phrase stands for the answering sentence, as in every search
@@ -38,6 +39,28 @@ sys.path.insert(0, str(HERE))
 from retrieval_data import corpus, norm, questions  # noqa: E402
 
 CORPORA = "mdnotes,mdnotes2,mdnotes3,flask,postgres,debref,zsh,rpdf,pycode,pycode2,ccode"
+
+
+def five_passages(local, question: str, scorer) -> tuple[list[str], list[str]]:  # noqa: ANN001
+    """The texts and titles of the shipped search's five passages on a bench index."""
+    ids = [p.chunk_id for p in local.idx.search(question, k=5, judge=scorer)]
+    rows = local.idx.store.fetch_chunks(ids)
+    return [rows[c][3] for c in ids if c in rows], [rows[c][2] for c in ids if c in rows]
+
+
+def tally(c: list[int], quotes, key: str) -> bool:  # noqa: ANN001
+    """Counts one question's quotes into `c` (questions, a quote holds the normalised key
+    phrase, the first quote does, a ✔ quote does); whether a ✔ quote holds it."""
+    from localrag.answering.generate import extract
+
+    roles = extract.answer_roles(quotes)
+    holds = [key in norm(x.span.text) for x in quotes]
+    shown = any(h and r for h, r in zip(holds, roles))
+    c[0] += 1
+    c[1] += any(holds)
+    c[2] += bool(holds) and holds[0]
+    c[3] += shown
+    return shown
 
 
 def main() -> None:
@@ -88,10 +111,8 @@ def main() -> None:
         counts = {v: [0, 0, 0, 0, 0] for v, _ in variants}
         changed = []
         for q in questions(corpus(name), "natural"):
-            ids = [p.chunk_id for p in local.idx.search(q.question, k=5, judge=scorer)]
-            rows = local.idx.store.fetch_chunks(ids)
-            texts = [rows[c][3] for c in ids if c in rows]
-            titles = [rows[c][2] for c in ids if c in rows]
+            switch(True)         # the shipped search (its passage judge reads the units),
+            texts, titles = five_passages(local, q.question, scorer)   # whichever ran last
             key = norm(q.key_phrase)
             if not any(key in norm(t) for t in texts):
                 continue
@@ -103,15 +124,8 @@ def main() -> None:
                                                answers=answers, titles=titles)
                 took[v].append(time.perf_counter() - t0)
                 quotes = choice.quotes
-                roles = extract.answer_roles(quotes)
-                holds = [key in norm(x.span.text) for x in quotes]
-                c = counts[v]
-                c[0] += 1
-                c[1] += any(holds)
-                c[2] += bool(holds) and holds[0]
-                c[3] += any(h and r for h, r in zip(holds, roles))
-                c[4] += sum(counted(texts[x.passage], x.span) for x in quotes) if on else 0
-                got[v] = any(h and r for h, r in zip(holds, roles))
+                got[v] = tally(counts[v], quotes, key)
+                counts[v][4] += sum(counted(texts[x.passage], x.span) for x in quotes) if on else 0
             if got["before"] != got[args.rule]:
                 changed.append(f"{q.id}{'+' if got[args.rule] else '-'}")
         switch(True)

@@ -23,6 +23,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
+from list_lead_ins import five_passages, tally  # noqa: E402
 from retrieval_data import corpus, norm, questions  # noqa: E402
 
 READINGS = ("tag", "words", "none")
@@ -52,23 +53,13 @@ def main() -> None:
             order = READINGS[turn % 3:] + READINGS[:turn % 3]
             for reading in order:
                 extract.TAG_READING = reading
-                ids = [p.chunk_id for p in local.idx.search(q.question, k=5, judge=scorer)]
-                rows = local.idx.store.fetch_chunks(ids)
-                texts = [rows[c][3] for c in ids if c in rows]
-                titles = [rows[c][2] for c in ids if c in rows]
+                texts, titles = five_passages(local, q.question, scorer)
                 key = norm(q.key_phrase)
                 if not any(key in norm(t) for t in texts):
                     continue
                 choice = extract.choose_quotes(q.question, texts, local.idx.embedder.encode,
                                                answers=scorer.model.probabilities, titles=titles)
-                quotes = choice.quotes
-                roles = extract.answer_roles(quotes)
-                holds = [key in norm(x.span.text) for x in quotes]
-                c = counts[reading]
-                c[0] += 1
-                c[1] += any(holds)
-                c[2] += bool(holds) and holds[0]
-                c[3] += any(h and r for h, r in zip(holds, roles))
+                tally(counts[reading], choice.quotes, key)
         local.idx.close()
         print(f"{name}: " + "; ".join(f"{r} {c[0]}: {c[1]}/{c[2]}/{c[3]}" for r, c in counts.items()))
         for r in READINGS:

@@ -1041,14 +1041,13 @@ many words (source_code.READ_C_COMMENT_PARTS), fewer than a statement needs else
 stack executability"."""
 
 
-def _named_by_its_line(text: str, span: Span) -> bool:
-    """Whether `span` is a Doxygen tag's description (source_code.doxygen_field) or a comment
-    after the code on its line (source_code.in_trailing_comment), of MIN_NAMED_WORDS words or
-    more, one of them a word of three letters, its brackets balanced."""
+def _named_by_its_line(text: str, span: Span, tagged: bool) -> bool:
+    """Whether `span` is a Doxygen tag's description (`tagged`: source_code.doxygen_field) or a
+    comment after the code on its line (source_code.in_trailing_comment), of MIN_NAMED_WORDS
+    words or more, one of them a word of three letters, its brackets balanced."""
     if not source_code.READ_C_COMMENT_PARTS:
         return False
-    if (source_code.doxygen_field(text, span.start) is None
-            and not source_code.in_trailing_comment(text, span.start)):
+    if not tagged and not source_code.in_trailing_comment(text, span.start):
         return False
     words = re.findall(r"\w+", span.text)
     return (len(words) >= MIN_NAMED_WORDS and any(re.fullmatch(r"[^\W\d_]{3,}", w) for w in words)
@@ -1185,11 +1184,11 @@ def candidate_units(text: str, *, question: str = "",
     for span in spans:
         if span.start == 0 and span.text[:1].islower():
             continue                 # the passage starts mid-sentence (chunk overlap)
-        field = ((source_code.gtkdoc_field(text, span.start) if "@" in text else None)
-                 or source_code.doxygen_field(text, span.start))
+        tag = source_code.doxygen_field(text, span.start)
+        field = (source_code.gtkdoc_field(text, span.start) if "@" in text else None) or tag
         ends = _ENDS_STATEMENT.search(span.text) is not None
         message = source_code.message_at(text, span.start) is not None
-        named = _named_by_its_line(text, span)
+        named = _named_by_its_line(text, span, tag is not None)
         whole = not ends and (_enough_words(span.text) or named) and (
             message or source_code.said_whole(text, span.start, span.end))
         if not (ends or code_after(text, span) is not None
