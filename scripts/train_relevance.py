@@ -45,6 +45,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 DATA = REPO / "bench" / "data" / "relevance"
 TRAINING_CORPORA = ("kernel", "git", "rust")   # the shipped model's; vim's labels: --corpora
 MEASURED = ("postgres", "debref", "zsh")        # corpora left out: figures only, never training
+UNITS_HELD_OUT = ("flask", "mdnotes3", "pycode4", "ccode6")   # judged answer units never trained on
 
 
 def load_labelled(corpora=TRAINING_CORPORA, data: Path = DATA) -> list[dict]:  # noqa: ANN001
@@ -84,6 +85,17 @@ def load_pools(corpora, data: Path = DATA) -> list[dict]:  # noqa: ANN001
                 rows.append({"qid": q["qid"], "question": q["question"], "title": titles[c["passage"]],
                              "subject": c["subject"], "sentence": c["sentence"], "label": y,
                              "corpus": name, "shipped": c.get("combined", c["scorer"])})
+    return rows
+
+
+def load_units(corpora, data: Path = DATA) -> list[dict]:  # noqa: ANN001
+    """The quoted units of the judged answer rounds (scripts/make_unit_pairs.py), one dict
+    per pair, like load_labelled's rows."""
+    rows = []
+    for name in corpora:
+        for line in (data / f"units-{name}.jsonl").read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                rows.append(json.loads(line))
     return rows
 
 
@@ -190,6 +202,8 @@ def main() -> None:
     ap.add_argument("--corpora", default=",".join(TRAINING_CORPORA),
                     help="training corpora whose sampled pairs to use (never a corpus measured on)")
     ap.add_argument("--pools", default="", help="training corpora whose judged whole pools to use")
+    ap.add_argument("--units", default="",
+                    help="corpora whose judged answer units to add (scripts/make_unit_pairs.py)")
     ap.add_argument("--limit", type=int, default=0, help="first N pairs only (a smoke test)")
     ap.add_argument("--out-dir", default="", help="where the model goes (default: the shipped folder)")
     ap.add_argument("--ckpt", default=str(REPO / "bench" / "out" / "relevance-model"))
@@ -213,10 +227,14 @@ def main() -> None:
     out_dir = Path(args.out_dir) if args.out_dir else MODEL_DIR
     corpora = tuple(x for x in args.corpora.split(",") if x)
     pool_corpora = tuple(x for x in args.pools.split(",") if x)
-    if set(MEASURED) & (set(corpora) | set(pool_corpora)):
+    unit_corpora = tuple(x for x in args.units.split(",") if x)
+    if set(MEASURED) & (set(corpora) | set(pool_corpora) | set(unit_corpora)):
         raise SystemExit(f"{', '.join(MEASURED)} are the corpora left out for measuring: never train on them")
+    if set(UNITS_HELD_OUT) & set(unit_corpora):
+        raise SystemExit(f"{', '.join(UNITS_HELD_OUT)}'s units are held out for measuring: never train on them")
     rows = merged(load_pools(pool_corpora, data=Path(args.data_dir)),
                   load_labelled(corpora, data=Path(args.data_dir)))
+    rows += load_units(unit_corpora, data=Path(args.data_dir))
     if args.limit:
         rows = random.Random(args.seed).sample(rows, min(args.limit, len(rows)))
     pairs = [pair_of(r) for r in rows]
@@ -312,6 +330,7 @@ def main() -> None:
             "head_lr": args.head_lr, "batch": args.batch, "seed": args.seed, "loss": args.loss,
             "groups": args.groups, "negatives": args.negatives,
             "training_corpora": sorted({r["corpus"] for r in rows}),
+            "units": sorted(unit_corpora),
             "pools": sorted({r["corpus"] for r in rows if "shipped" in r}),
             "target": "annotator label 2 (answers) vs 0/1"}
     if args.arch == "bi":
