@@ -26,7 +26,7 @@ from pathlib import Path
 from bench_answer_judged import majority
 
 DATA = Path(__file__).resolve().parent / "data" / "answers"
-EARLIER = ("c53c", "c53", "p53c", "p53c0", "c52d", "c52c", "c52b", "c52", "p52m2", "p52m", "p52m0", "c51c", "c51b", "c51", "p51t", "p51t0", "p51h2", "p51h", "p51h0", "c50d", "c50c", "c50b", "c50", "p50h2", "p50h", "p50h0", "c49", "c49h", "c49h0", "s49", "s49h", "s49h0", "c48h2", "c48h", "c48h0", "c48b", "c48", "s48b", "s48", "s47d", "s47c", "s47", "s46", "s45", "exc13", "held5", "held4", "held3", "exc12", "items11", "held5", "exc11", "items10", "held3", "exc10", "items9", "held2", "exc9", "items8", "held", "items7", "exc8", "items6", "exc7", "items5", "exc6", "items4", "items3", "exc5", "items2", "items", "noitems", "exc4", "exc3", "exc2", "exc", "ltr", "srank", "pool", "head", "dt", "subjects", "final", "model-v2", "relevance-v1", "scorer-roles", "before")
+EARLIER = ("p54r", "p54r0", "c53c", "c53", "p53c", "p53c0", "c52d", "c52c", "c52b", "c52", "p52m2", "p52m", "p52m0", "c51c", "c51b", "c51", "p51t", "p51t0", "p51h2", "p51h", "p51h0", "c50d", "c50c", "c50b", "c50", "p50h2", "p50h", "p50h0", "c49", "c49h", "c49h0", "s49", "s49h", "s49h0", "c48h2", "c48h", "c48h0", "c48b", "c48", "s48b", "s48", "s47d", "s47c", "s47", "s46", "s45", "exc13", "held5", "held4", "held3", "exc12", "items11", "held5", "exc11", "items10", "held3", "exc10", "items9", "held2", "exc9", "items8", "held", "items7", "exc8", "items6", "exc7", "items5", "exc6", "items4", "items3", "exc5", "items2", "items", "noitems", "exc4", "exc3", "exc2", "exc", "ltr", "srank", "pool", "head", "dt", "subjects", "final", "model-v2", "relevance-v1", "scorer-roles", "before")
 
 
 def load(path: Path) -> list[dict]:
