@@ -6,7 +6,12 @@
 Data: bench/data/relevance/sentences-tojudge-<corpus>.jsonl (scripts/make_sentence_judging.py)
 joined with the annotators' sentences-judged-<corpus>.jsonl (RUBRIC-sentences.md), for the
 training corpora only (kernel, git, rust; --corpora adds vim, labelled too: with it the
-model did worse on the corpora left out, data card). A pair is (question, title + subject line + sentence);
+model did worse on the corpora left out, data card), and since stop 54 the units the judged
+answer rounds quoted (bench/data/relevance/units-<corpus>.jsonl, scripts/make_unit_pairs.py;
+RUBRIC-answers.md's "answers" label) of eleven corpora (TRAINING_UNITS: the C and Python
+code, Markdown notes and PDF manuals the answer rules were written on); never postgres,
+debref or zsh, nor flask, mdnotes3, pycode4 or ccode6, whose units measure it
+(bench/unit_relevance.py). A pair is (question, title + subject line + sentence);
 its target is 1 when the annotator said the sentence answers (label 2), else 0 (related or
 not relevant: a related sentence is exactly what must not get the answer's ✔).
 
@@ -23,7 +28,7 @@ in its third epoch but ranked below MiniLM's plain cosine on the corpora left ou
 
 The result is exported to ONNX, its weights quantised to int8 per channel (about 23 MB), and
 checked against the torch model (the correlation of the logits is printed). CI never runs
-this; the bi-encoder takes about 22 minutes on 2 cores. Seeds are fixed; torch on CPU is deterministic for a
+this; the bi-encoder takes about 25 minutes on 2 cores (7,742 pairs, 3 epochs). Seeds are fixed; torch on CPU is deterministic for a
 given thread count.
 """
 
@@ -45,6 +50,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 DATA = REPO / "bench" / "data" / "relevance"
 TRAINING_CORPORA = ("kernel", "git", "rust")   # the shipped model's; vim's labels: --corpora
 MEASURED = ("postgres", "debref", "zsh")        # corpora left out: figures only, never training
+TRAINING_UNITS = ("ccode", "ccode2", "ccode3", "ccode4", "ccode5", "mdnotes", "mdnotes2", "pycode",
+                  "pycode2", "pycode3", "rpdf")   # the shipped model's judged answer units (--units)
 UNITS_HELD_OUT = ("flask", "mdnotes3", "pycode4", "ccode6")   # judged answer units never trained on
 
 
@@ -202,8 +209,9 @@ def main() -> None:
     ap.add_argument("--corpora", default=",".join(TRAINING_CORPORA),
                     help="training corpora whose sampled pairs to use (never a corpus measured on)")
     ap.add_argument("--pools", default="", help="training corpora whose judged whole pools to use")
-    ap.add_argument("--units", default="",
-                    help="corpora whose judged answer units to add (scripts/make_unit_pairs.py)")
+    ap.add_argument("--units", default=",".join(TRAINING_UNITS),
+                    help="corpora whose judged answer units to add (scripts/make_unit_pairs.py; '' none: "
+                         "the model before stop 54)")
     ap.add_argument("--limit", type=int, default=0, help="first N pairs only (a smoke test)")
     ap.add_argument("--out-dir", default="", help="where the model goes (default: the shipped folder)")
     ap.add_argument("--ckpt", default=str(REPO / "bench" / "out" / "relevance-model"))
