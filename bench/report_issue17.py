@@ -5,7 +5,10 @@
 1. search recall (bench/bench_relevance.py; with --collect the candidate lists are
    collected again, otherwise the cached ones are reused when present);
 2. passages judged by their best sentence on the corpora left out: AUC and verdicts right at
-   the verdict floor chosen on kernel and git (bench/passage_verdict_floor.py);
+   the verdict floor chosen on kernel and git (bench/passage_verdict_floor.py); the relevance
+   model on the units the judged answers quoted, seven corpora left out of its training
+   (bench/unit_relevance.py), and in the shipped answer combination on the judged pools of
+   postgres, debref and zsh (bench/relevance_pools.py);
 3. the annotators' judgments of the recorded answers (bench/bench_answer_judged.py);
 4. the answer-role rule on the judged units (bench/role_rule.py);
 5. search on zsh, the corpus nobody tuned on (bench/bench_retrieval.py --corpora zsh);
@@ -69,6 +72,10 @@ def main() -> None:
     args = ap.parse_args()
     run("search, leave-one-corpus-out", ["bench/bench_relevance.py"] + ([] if args.collect else ["--reuse"]))
     run("passage verdicts, corpora left out", ["bench/passage_verdict_floor.py"])
+    run("the relevance model on the units the judged answers quoted (stop 54; seven corpora left out)",
+        ["bench/unit_relevance.py"])
+    run("the relevance model in the shipped answer combination, judged pools left out (stop 54)",
+        ["bench/relevance_pools.py", "--models", "indexer/data/relevance"])
     run("judged answers", ["bench/bench_answer_judged.py"])
     run("answer-role rule on the judged units", ["bench/role_rule.py"])
     run("search on zsh (never tuned on)", ["bench/bench_retrieval.py", "--corpora", "zsh", "--reuse",
