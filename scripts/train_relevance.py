@@ -218,6 +218,13 @@ def main() -> None:
     ap.add_argument("--export-each", action="store_true",
                     help="also export each epoch's model to OUT_DIR/epoch-N (to follow an experiment)")
     args = ap.parse_args()
+    corpora = tuple(x for x in args.corpora.split(",") if x)
+    pool_corpora = tuple(x for x in args.pools.split(",") if x)
+    unit_corpora = tuple(x for x in args.units.split(",") if x)
+    if set(MEASURED) & (set(corpora) | set(pool_corpora) | set(unit_corpora)):
+        raise SystemExit(f"{', '.join(MEASURED)} are the corpora left out for measuring: never train on them")
+    if set(UNITS_HELD_OUT) & set(unit_corpora):
+        raise SystemExit(f"{', '.join(UNITS_HELD_OUT)}'s units are held out for measuring: never train on them")
 
     import numpy as np
     import torch
@@ -233,13 +240,6 @@ def main() -> None:
     ckpt = Path(args.ckpt) / args.arch
     ckpt.mkdir(parents=True, exist_ok=True)
     out_dir = Path(args.out_dir) if args.out_dir else MODEL_DIR
-    corpora = tuple(x for x in args.corpora.split(",") if x)
-    pool_corpora = tuple(x for x in args.pools.split(",") if x)
-    unit_corpora = tuple(x for x in args.units.split(",") if x)
-    if set(MEASURED) & (set(corpora) | set(pool_corpora) | set(unit_corpora)):
-        raise SystemExit(f"{', '.join(MEASURED)} are the corpora left out for measuring: never train on them")
-    if set(UNITS_HELD_OUT) & set(unit_corpora):
-        raise SystemExit(f"{', '.join(UNITS_HELD_OUT)}'s units are held out for measuring: never train on them")
     rows = merged(load_pools(pool_corpora, data=Path(args.data_dir)),
                   load_labelled(corpora, data=Path(args.data_dir)))
     rows += load_units(unit_corpora, data=Path(args.data_dir))
