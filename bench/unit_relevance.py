@@ -23,16 +23,12 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from bench_relevance_model import auc  # noqa: E402
 
 DATA = HERE / "data" / "relevance"
 SHIPPED = HERE.parent / "indexer" / "data" / "relevance"
-
-
-def auc(pos: list[float], neg: list[float]) -> float:
-    if not pos or not neg:
-        return float("nan")
-    won = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
-    return won / (len(pos) * len(neg))
 
 
 def figures(rows: list[dict], scores: list[float]) -> tuple[float, float, int, int]:
