@@ -29,8 +29,8 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from answer_combination import add_follows, rules_key  # noqa: E402
-from pool_quality import evaluate, show  # noqa: E402
+from answer_combination import ROLE_GRID, add_follows, rules_key  # noqa: E402
+from pool_quality import evaluate, fit_logistic, show  # noqa: E402
 from sentence_pools import labels_of, load_pool  # noqa: E402
 
 MEASURED = "postgres-v3,debref-v3,zsh-v3"
@@ -72,16 +72,42 @@ def with_model(q: dict, logits: list[float]) -> list[float]:
     """The shipped combination's probabilities of q's judged candidates with these logits."""
     from localrag.answering.generate.extract import answer_probability
 
+    names, x = features(q, logits)
+    return [answer_probability(dict(zip(names, row))) for row in x]
+
+
+def features(q: dict, logits: list[float]) -> tuple[list[str], np.ndarray]:
+    """answer_features' named signals of q's judged candidates with these logits."""
     top = max(logits)
     best: dict[int, float] = {}
     for p, z in zip(q["passage"], logits):
         best[p] = max(best.get(p, -1e9), z)
-    probs = []
-    for k in q["keep"]:
-        row = dict(q["rows"][k], model=logits[k], model_below_best=logits[k] - top,
-                   passage_best=best[q["passage"][k]] - top)
-        probs.append(answer_probability(row))
-    return probs
+    rows = [dict(q["rows"][k], model=logits[k], model_below_best=logits[k] - top,
+                 passage_best=best[q["passage"][k]] - top) for k in q["keep"]]
+    names = list(rows[0])
+    return names, np.array([[r[n] for n in names] for r in rows])
+
+
+def refit(train: list[tuple[np.ndarray, list[int], list[int]]]):  # noqa: ANN201
+    """A logistic combination fitted on the training pools' questions (standardised
+    features, L2 0.01) and the role rule chosen there by the issue's two targets; returns
+    (probability function, rule)."""
+    x = np.vstack([t[0] for t in train])
+    y = np.concatenate([np.array(t[1]) == 2 for t in train]).astype(float)
+    mu, sd = x.mean(0), x.std(0) + 1e-9
+    w = fit_logistic((x - mu) / sd, y, l2=1e-2)
+
+    def prob(xq: np.ndarray) -> list[float]:
+        return list(1 / (1 + np.exp(-(((xq - mu) / sd) @ w[:-1] + w[-1]))))
+
+    res = evaluate([(lab, prob(xq), fol) for xq, lab, fol in train], rules=ROLE_GRID)
+    n = res["n"]
+
+    def progress(rule):  # noqa: ANN001, ANN202
+        shown, hit, answered = res["rules"][rule]
+        return min(hit / max(shown, 1) / 0.6, 1.0) + min(answered / n / 0.75, 1.0)
+
+    return prob, max(ROLE_GRID, key=lambda r: (round(progress(r), 9), -r[2], r[0]))
 
 
 def main() -> None:
@@ -92,9 +118,20 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", required=True)
     ap.add_argument("--corpora", default=MEASURED)
+    ap.add_argument("--refit-on", default="", help="training pools to fit the combination on again")
     args = ap.parse_args()
     emb = Embedder()
     rule = (QUOTE_ANSWER_FLOOR, ANSWER_MODEL_RELATIVE, ANSWER_MAX)
+    refits = {}
+    for d in (args.models.split(",") if args.refit_on else []):
+        rm = RelevanceModel(d)
+        train = []
+        for c in args.refit_on.split(","):
+            for q in scored(c, emb):
+                z = [float(x) for x in rm.logits(q["question"], q["texts"])]
+                train.append((features(q, z)[1], q["labels"], q["follows"]))
+        refits[d] = refit(train)
+        print(f"{d}: fitted again on {args.refit_on} ({len(train)} questions), rule {refits[d][1]}")
     for corpus in args.corpora.split(","):
         qs = scored(corpus, emb)
         for d in args.models.split(","):
@@ -107,6 +144,11 @@ def main() -> None:
             print(f"\n{corpus}, {d} ({len(qs)} questions)")
             show("shipped combination", evaluate(comb, rules=(rule,)))
             show("model alone", evaluate(alone, rules=(rule,)))
+            if d in refits:
+                prob, chosen = refits[d]
+                show("combination fitted again", evaluate(
+                    [(q["labels"], prob(features(q, [float(x) for x in rm.logits(q["question"], q["texts"])])[1]),
+                      q["follows"]) for q in qs], rules=(rule, chosen)))
 
 
 if __name__ == "__main__":
