@@ -107,7 +107,8 @@ def refit(train: list[tuple[np.ndarray, list[int], list[int]]]):  # noqa: ANN201
         shown, hit, answered = res["rules"][rule]
         return min(hit / max(shown, 1) / 0.6, 1.0) + min(answered / n / 0.75, 1.0)
 
-    return prob, max(ROLE_GRID, key=lambda r: (round(progress(r), 9), -r[2], r[0]))
+    best = max(ROLE_GRID, key=lambda r: (round(progress(r), 9), -r[2], r[0]))
+    return prob, (float(best[0]), float(best[1]), int(best[2]))
 
 
 def main() -> None:
@@ -148,7 +149,7 @@ def main() -> None:
                 prob, chosen = refits[d]
                 show("combination fitted again", evaluate(
                     [(q["labels"], prob(features(q, [float(x) for x in rm.logits(q["question"], q["texts"])])[1]),
-                      q["follows"]) for q in qs], rules=(rule, chosen)))
+                      q["follows"]) for q in qs], rules=tuple(dict.fromkeys((rule, chosen)))))
 
 
 if __name__ == "__main__":
