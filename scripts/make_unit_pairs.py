@@ -12,7 +12,7 @@ name is what the answer shows in backticks before the sentence ("`mbedtls_md_lis
 \\return` The last entry is 0."), its Doxygen tag read as words (extract.TAG_READING). The
 label is the annotators' "answers": yes 2, partly 1, no 0 (the same scale as
 RUBRIC-sentences.md, where 2 is "answers"). A unit judged in several rounds (labels are
-carried by text between rounds) is one pair; the newest round's label wins. Only quotes:
+carried by text between rounds) is one pair; the label of the round read last (rounds_of) wins. Only quotes:
 the model's own sentences are not passage text.
 
 These units are the ones an answer showed, i.e. the hard cases: the model already put them
@@ -48,9 +48,10 @@ def split_name(text: str) -> tuple[str, str]:
 
 
 def rounds_of(corpus: str) -> list[Path]:
-    """The corpus's recorded rounds with a judgment, oldest first (by file time in git's
-    order is not kept, so by name; the label of a text is the same in every round it is
-    carried to, so the order only matters where annotators disagreed across rounds)."""
+    """The corpus's tagged rounds that have a judgment, in name order (git keeps no file
+    times; a text's label is carried unchanged from round to round, so the order only
+    matters where two rounds' annotators labelled the same text differently: the round
+    read last wins)."""
     return sorted(p for p in ANSWERS.glob(f"answers-{corpus}-*.jsonl")
                   if (ANSWERS / p.name.replace("answers-", "judged-answers-", 1)).exists())
 
