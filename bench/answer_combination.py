@@ -124,6 +124,26 @@ def rules_key() -> str:
     return hashlib.sha1(b"".join(Path(m.__file__).read_bytes() for m in (extract, source_code))).hexdigest()[:8]
 
 
+def judged_candidates(corpus: str):  # noqa: ANN201 - an iterator
+    """Per judged question of the pool: (pool row, passage texts, titles, the candidates the
+    answer path computes from them, {(passage, start): label} of the judged ones, the
+    indices of the candidates that were judged); questions with none are skipped."""
+    from localrag.answering.generate import extract as ex
+
+    labels = labels_of(corpus)
+    for r in load_pool(corpus):
+        lab = labels.get(r["qid"])
+        if lab is None:
+            continue
+        texts = [p["text"] for p in r["passages"]]
+        titles = [p["title"] for p in r["passages"]]
+        cands = ex.candidates_of(r["question"], texts)
+        judged = {(c["passage"] - 1, c["start"]): y for c, y in zip(r["candidates"], lab)}
+        keep = [k for k, c in enumerate(cands) if (c.passage, c.span.start) in judged]
+        if keep:
+            yield r, texts, titles, cands, judged, keep
+
+
 def pool_features(corpus: str, model_dirs: list[Path], emb) -> list[dict]:  # noqa: ANN001
     """Per judged question: {"qid", "labels", "names", "x"} (x: one row of features per
     matched candidate), cached under bench/out/pools/ by the relevance model and extract.py's
@@ -135,19 +155,8 @@ def pool_features(corpus: str, model_dirs: list[Path], emb) -> list[dict]:  # no
     if cache.exists():
         return json.loads(cache.read_text())
     rms = [RelevanceModel(d) for d in model_dirs]
-    labels = labels_of(corpus)
     out = []
-    for r in load_pool(corpus):
-        lab = labels.get(r["qid"])
-        if lab is None:
-            continue
-        texts = [p["text"] for p in r["passages"]]
-        titles = [p["title"] for p in r["passages"]]
-        cands = ex.candidates_of(r["question"], texts)
-        judged = {(c["passage"] - 1, c["start"]): y for c, y in zip(r["candidates"], lab)}
-        keep = [k for k, c in enumerate(cands) if (c.passage, c.span.start) in judged]
-        if not keep:
-            continue
+    for r, texts, titles, cands, judged, keep in judged_candidates(corpus):
         feats, probs = ex.score_candidates(r["question"], texts, cands, emb.encode)
         unit_texts = [ex.answer_text(texts[c.passage], c.span, titles[c.passage]) for c in cands]
         model = np.mean([rm.logits(r["question"], unit_texts) for rm in rms], axis=0)   # an ensemble: the mean

@@ -29,9 +29,8 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from answer_combination import ROLE_GRID, add_follows, rules_key  # noqa: E402
+from answer_combination import ROLE_GRID, add_follows, judged_candidates, rules_key  # noqa: E402
 from pool_quality import evaluate, fit_logistic, show  # noqa: E402
-from sentence_pools import labels_of, load_pool  # noqa: E402
 
 MEASURED = "postgres-v3,debref-v3,zsh-v3"
 
@@ -43,19 +42,8 @@ def scored(corpus: str, emb) -> list[dict]:  # noqa: ANN001
     cache = HERE / "out" / "pools" / f"scored-{corpus}-{rules_key()}.json"
     if cache.exists():
         return json.loads(cache.read_text())
-    labels = labels_of(corpus)
     out = []
-    for r in load_pool(corpus):
-        lab = labels.get(r["qid"])
-        if lab is None:
-            continue
-        texts = [p["text"] for p in r["passages"]]
-        titles = [p["title"] for p in r["passages"]]
-        cands = ex.candidates_of(r["question"], texts)
-        judged = {(c["passage"] - 1, c["start"]): y for c, y in zip(r["candidates"], lab)}
-        keep = [k for k, c in enumerate(cands) if (c.passage, c.span.start) in judged]
-        if not keep:
-            continue
+    for r, texts, titles, cands, judged, keep in judged_candidates(corpus):
         feats, probs = ex.score_candidates(r["question"], texts, cands, emb.encode)
         rows = ex.answer_features(r["question"], texts, titles, cands, feats, probs, [0.0] * len(cands))
         out.append({"qid": r["qid"], "question": r["question"], "keep": keep,
