@@ -55,6 +55,17 @@ SWITCHES = {
                      "stop 53 (a comment after a macro's value or an enum's last member, a Doxygen "
                      "@param/@return/\\retval description, an item of a list inside a comment) read "
                      "as at stop 52 (source_code.READ_C_COMMENT_PARTS off)"),
+    "--no-c-declarations": (("source_code.READ_C_DECLARATIONS_WHOLE",), "a C declaration written over "
+                            "several lines read as code on its last line only, as before stop 55 "
+                            "(source_code.READ_C_DECLARATIONS_WHOLE off)"),
+    "--no-number-sign": (("extract.READ_NUMBER_SIGN",), "a \"#\" before a word in a C comment (\"# free "
+                         "blocks\") read as a shell prompt, as before stop 55 (extract.READ_NUMBER_SIGN off)"),
+    "--no-back-references": (("extract.READ_BACK_REFERENCES",), "a sentence opening with a "
+                             "back-reference (\"This adds ...\") read by the relevance model alone, as "
+                             "before stop 55 (extract.READ_BACK_REFERENCES off)"),
+    "--no-enumerators": (("noise.READ_ENUMERATORS",), "the \")\" of an enumerator opening a sentence "
+                         "(\"0) If no expansions took place (or, ...)\") counted as a bracket never "
+                         "opened, as before stop 55 (noise.READ_ENUMERATORS off)"),
 }
 """The rules a round can be recorded without: each flag, the constants it turns off, its help."""
 
@@ -66,6 +77,8 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--skip", type=int, default=0,
                     help="pass over the first N questions (zsh's 48 later ones: --skip 24)")
+    ap.add_argument("--questions", default="", help="only these question ids (comma): the ones a "
+                    "rule changes the candidates of, for a side-by-side")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--force", action="store_true", help="record over an existing file")
     for flag, (_, helptext) in SWITCHES.items():
@@ -87,7 +100,9 @@ def main() -> None:
     from localrag.answering.generate import extract, source_code
 
     # the rules before, for a side-by-side (set before any passage is read)
-    modules = {"extract": extract, "source_code": source_code}
+    from localrag.answering.judge import noise
+
+    modules = {"extract": extract, "source_code": source_code, "noise": noise}
     for flag, (names, _) in SWITCHES.items():
         for name in names:
             module, constant = name.split(".")
@@ -97,6 +112,8 @@ def main() -> None:
         qs = questions(corpus(name), "natural")[args.skip:]
         if args.limit:
             qs = qs[:args.limit]
+        if args.questions:
+            qs = [q for q in qs if q.id in set(args.questions.split(","))]
         data_dir = OUT / name / args.index_tag if args.index_tag else index_dir(name)
         if not (data_dir / "build.json").exists():
             raise SystemExit(f"no index in {data_dir}")

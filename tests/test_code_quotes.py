@@ -1168,3 +1168,66 @@ def test_the_c_comment_parts_can_be_switched_off_for_a_side_by_side(monkeypatch)
     finally:
         source_code.block_comments.cache_clear()
         source_code.trailing_comments.cache_clear()
+
+
+C_DECLARATIONS = '''/* Initialize all http_parser_url members to 0 */
+void http_parser_url_init(struct http_parser_url *u);
+
+/* Parse a URL; return nonzero on failure */
+int http_parser_parse_url(const char *buf, size_t buflen,
+                          int is_connect,
+                          struct http_parser_url *u);
+
+/* Expand the string STRING, placing the result into OUTPUT, a pointer
+   to a string.  Returns:
+
+   0) If no expansions took place (or, if the only change in
+      the text was the de-slashifying of the history expansion
+      character)
+   1) If expansions did take place */
+extern int history_expand (char *, char **);
+
+struct _LIBSSH2_SFTP_STATVFS {
+    libssh2_uint64_t  f_bsize;    /* file system block size */
+    libssh2_uint64_t  f_bavail;   /* # free blocks for non-root */
+    int               f_comps;    /* # of color components in JPEG image */
+};
+'''
+
+
+def test_a_comment_over_a_declaration_of_several_lines_is_a_statement_of_its_own():
+    # "Parse a URL; return nonzero on failure int http_parser_parse_url(const char *buf,
+    # size_t buflen, int is_connect," was one fragment, never quoted (ccode6-009, stop 55)
+    got = _named(C_DECLARATIONS)
+    assert got["Parse a URL; return nonzero on failure"] == "http_parser_parse_url()"
+    assert not any("is_connect" in t or "buflen" in t for t in got)   # no code in a sentence
+    # an enumerator's ")" is no bracket left open: the first return value is quoted
+    assert "0) If no expansions took place (or, if the only change in the text was the " \
+           "de-slashifying of the history expansion character)" in got
+    # in a C comment "#" is "number of", no shell prompt (ccode6-018)
+    assert got["# free blocks for non-root"] == "f_bavail"
+    assert got["# of color components in JPEG image"] == "f_comps"
+
+
+def test_the_stop_55_c_rules_can_be_switched_off_for_a_side_by_side(monkeypatch):
+    from localrag.answering.judge import noise
+
+    monkeypatch.setattr(source_code, "READ_C_DECLARATIONS_WHOLE", False)
+    monkeypatch.setattr(ex, "READ_NUMBER_SIGN", False)
+    monkeypatch.setattr(noise, "READ_ENUMERATORS", False)
+    source_code.block_comments.cache_clear()
+    try:
+        got = _named(C_DECLARATIONS)
+        assert "Parse a URL; return nonzero on failure" not in got
+        assert "# free blocks for non-root" not in got
+        assert not any(t.startswith("0) If no expansions") for t in got)
+    finally:
+        source_code.block_comments.cache_clear()
+
+
+def test_prose_with_a_bracket_left_open_at_a_line_end_is_no_declaration():
+    assert source_code._C_OPENS_CALL.fullmatch("int http_parser_parse_url(const char *buf, size_t buflen,")
+    assert source_code._C_OPENS_CALL.fullmatch("\t\txmlSearchNsByHref\t(xmlDocPtr doc,")
+    assert source_code._C_OPENS_CALL.fullmatch("ZEXTERN int ZEXPORT deflateInit2 OF((z_streamp strm,")
+    for prose in ("the value (for example,", "Return the value (in bytes,", "int foo(void);"):
+        assert not source_code._C_OPENS_CALL.fullmatch(prose)

@@ -1214,7 +1214,7 @@ def candidate_units(text: str, *, question: str = "",
             #                          rest of a comment begun on a line of code above
         if _INTRODUCING_END.search(span.text) and code_after(text, span) is None:
             continue                 # "... without the prefix i.e." and no example after it
-        kind = noise_kind(_ADMONITION.sub("", span.text), question=question)
+        kind = noise_kind(_number_sign(text, span), question=question)
         if kind is None or (kind == "filler" and code_after(text, span) is not None) or (
                 kind == "fragment" and named):
             said = _said(span.text)
@@ -1222,6 +1222,26 @@ def candidate_units(text: str, *, question: str = "",
                 seen.add(said)       # thing ("... made with GSSAPI encryption." after "...
                 out.append(span)     # SSL encryption.")
     return out
+
+
+READ_NUMBER_SIGN = True
+"""Whether a "#" before a word in a C comment is read as "number of" (_number_sign) by the
+noise rules; False reads it as before stop 55, a shell prompt's "#"
+(scripts/record_answers_for_judging.py --no-number-sign)."""
+_NUMBER_SIGN = re.compile(r"#[ \t]+(?:of[ \t]+)?(?=[a-z])")
+
+
+def _number_sign(text: str, span: Span) -> str:
+    """The sentence `span` as the noise rules read it (its admonition label off): in a C
+    comment a "#" before a word is "number of" ("f_bavail; /* # free blocks for non-root */",
+    libssh2's statvfs; jpeglib's "# of color components in JPEG image"), not the prompt of a shell line (noise.is_code), which a C comment
+    never holds (ccode6-018's answer was never a candidate)."""
+    said = _ADMONITION.sub("", span.text)
+    if not (READ_NUMBER_SIGN and "#" in said
+            and (text.count("\n", 0, span.start) in source_code.block_comments(text)[2]
+                 or source_code.in_trailing_comment(text, span.start))):
+        return said
+    return _NUMBER_SIGN.sub("number of ", said)
 
 
 def _said(sentence: str) -> str:
@@ -1536,7 +1556,35 @@ def answer_texts(passage: str, span: Span, title: str = "", lead: str = "") -> l
     intro = _intro(passage, span, subject)
     if intro is not None:
         out.append(unit_text(title, f"{named}\n{intro.text}", span.text))
+    before = _referred_to(passage, span) if READ_BACK_REFERENCES else None
+    if before is not None:
+        out.append(unit_text(title, named, f"{before.text} {span.text}"))
     return out
+
+
+READ_BACK_REFERENCES = True
+"""Whether a sentence that opens with a back-reference ("This adds per-completion display
+strings.", "It is ...") is also read after the sentence it refers back to (_referred_to), as
+the quote shows it (reading_context): alone, "This" names nothing and the model read such
+sentences as answering less often. False reads them alone, as before stop 55
+(scripts/record_answers_for_judging.py --no-back-references). Chosen on the training
+pools (bench/back_references.py)."""
+
+
+def _referred_to(passage: str, span: Span) -> Span | None:
+    """The sentence before `span` when `span` opens with a back-reference and that sentence
+    is the one reading_context shows above it (a unit worth quoting, right next to it in
+    one paragraph), else None."""
+    if not _BACK_REFERENCE.match(span.text):
+        return None
+    return reading_context(passage, _quotable(passage), span)[0]
+
+
+@functools.lru_cache(maxsize=64)
+def _quotable(passage: str) -> list[Span]:
+    """candidate_units of a passage (the question aside: it only says which sentences echo
+    it), kept for the readings of its sentences."""
+    return candidate_units(passage)
 
 
 TAG_READING = "words"

@@ -459,6 +459,23 @@ where it had run into the next tag's words or, without a full stop, gone unquote
 a list inside a comment (" *    - or better use the xmlSetExternalEntityLoader() function
 to", extract.whole_list_item). False reads them as at stop 52
 (scripts/record_answers_for_judging.py --no-c-parts, set before any passage is read)."""
+READ_C_DECLARATIONS_WHOLE = True
+"""Whether a C declaration or call written over several lines is code on each of its lines:
+its first line ("int http_parser_parse_url(const char *buf, size_t buflen,", libxml2's
+"xmlSearchNsByHref\t(xmlDocPtr doc,": white space before the bracket only after a name no
+word of prose is, with "_" or a capital inside) opens a bracket it does not close and ends
+in "," or "(" (_C_OPENS_CALL), and the lines after it are code
+until the brackets close (at most MAX_CALL_LINES). Before stop 55 only the last line (ending
+in ";") was: the comment above ("/* Parse a URL; return nonzero on failure */") ran into the
+first line and was read as one fragment, never quoted (ccode6-009). False reads them as
+before (scripts/record_answers_for_judging.py --no-c-declarations, set before any passage is
+read)."""
+_C_OPENS_CALL = re.compile(r"[ \t]*(?:[A-Za-z_]\w*[ \t*]+)*\**(?:[A-Za-z_]\w*|(?:\w*_\w*|[a-z]+[A-Z]\w*)[ \t]+)"
+                           r"\((?:(?:[^()\n]|\([^()\n]*\)?)*[,(])?[ \t]*")
+MAX_CALL_LINES = 12
+"""The most lines after a declaration's first that are read as its own (_C_OPENS_CALL): the
+longest prototypes of the C corpora's headers run over 8 (zlib's, libxml2's); a bracket
+never closed (a "(" in a line the pattern mistook) stops there."""
 _AFTER_VALUE = re.compile(r"[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)\n]*\))?(?:[ \t]+[^\n]*)?|"
                           r"[ \t]*[A-Za-z_]\w*(?:[ \t]*=[ \t]*[^,\s]+)?[ \t]*")
 """What may stand before a comment after the code on its line besides a statement's end
@@ -618,6 +635,7 @@ def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
     code: set[int] = set()
     comment: set[int] = set()
     pos = 0
+    depth, left = 0, 0                # a declaration's brackets still open, its lines left
     for n, line in enumerate(text.split("\n")):
         was_inside = inside
         if inside:
@@ -655,6 +673,16 @@ def block_comments(text: str) -> tuple[str, frozenset[int], frozenset[int]]:
         if code_part.strip() and (_C_CODE.match(code_part) or (
                 READ_C_COMMENT_PARTS and opened and _LAST_MEMBER.fullmatch(code_part))):
             code.add(n)
+        if READ_C_DECLARATIONS_WHOLE and code_part.strip():
+            if depth > 0 and left > 0 and not was_inside:
+                code.add(n)               # a line of the declaration opened above
+                depth += code_part.count("(") - code_part.count(")")
+                left -= 1
+            elif _C_OPENS_CALL.fullmatch(code_part) and not was_inside:
+                code.add(n)
+                depth, left = code_part.count("(") - code_part.count(")"), MAX_CALL_LINES
+            else:
+                depth = 0
         pos += len(line) + 1
     return "".join(chars), frozenset(code), frozenset(comment - code)
 
@@ -849,6 +877,11 @@ def c_subject(text: str, at: int) -> tuple[int, int, str] | None:
         while k - 1 >= 0 and k - 1 not in code and k - 1 not in comment and lines[k - 1].strip() \
                 and first - k < MAX_DECLARATION_LINES:
             k -= 1
+        depth = lines[k].count(")") - lines[k].count("(")
+        while READ_C_DECLARATIONS_WHOLE and depth > 0 and k - 1 >= 0 and k - 1 not in comment \
+                and first - k < MAX_DECLARATION_LINES:
+            k -= 1                       # up to the line that opens its brackets ("ZEXTERN int
+            depth += lines[k].count(")") - lines[k].count("(")   # ZEXPORT deflateInit2 OF((...,")
         if not (k - 1 >= 0 and k - 1 in comment) or not READ_C_COMMENTS_WHOLE:
             found = (k, first - 1)       # (a declaration with its own comment right above it,
             #                              "/** Produce output ... */ BROTLI_OPERATION_FLUSH = 1,",

@@ -198,6 +198,13 @@ def is_echo(sentence: str, question: str = "") -> bool:
 _QUOTED = re.compile(r'"[^"]*"|`[^`]*`|“[^”]*”')
 
 
+READ_ENUMERATORS = True
+"""Whether is_unbalanced passes over the ")" of an enumerator opening a sentence ("0) If no
+expansions took place (or, ...)"); False counts it, as before stop 55
+(scripts/record_answers_for_judging.py --no-enumerators)."""
+_ENUMERATOR = re.compile(r"^(?:[-+]?\d{1,3}|[a-z]|[ivx]{1,4})\)[ \t]+")
+
+
 def is_unbalanced(sentence: str) -> bool:
     """Cut inside a bracket: a "(" or "[" it never closes (a sentence split at an "e.g." in
     parentheses, a synopsis cut at "[, ..."), or a closing one at its end that it never
@@ -206,8 +213,11 @@ def is_unbalanced(sentence: str) -> bool:
     ("-DCMAKE_INSTALL_PREFIX=/usr) to have your build find ...", "--all), with the
     exception of ...": a passage or a split that starts inside a parenthesis; "a) the
     first" and "iv) the fourth" are enumerators). Brackets inside quotes ("open bracket [", "\\(")
-    do not count."""
+    do not count, nor does the ")" of an enumerator that opens the sentence ("0) If no
+    expansions took place (or, if ... character)", readline's list of return values)."""
     t = _QUOTED.sub("", sentence.strip())
+    if READ_ENUMERATORS:
+        t = _ENUMERATOR.sub("", t, count=1)
     for opening, closing in (("(", ")"), ("[", "]")):
         if t.count(opening) > t.count(closing):
             return True
