@@ -28,6 +28,11 @@ from bench_answer_judged import majority
 DATA = Path(__file__).resolve().parent / "data" / "answers"
 EARLIER = ("p54r", "p54r0", "c53c", "c53", "p53c", "p53c0", "c52d", "c52c", "c52b", "c52", "p52m2", "p52m", "p52m0", "c51c", "c51b", "c51", "p51t", "p51t0", "p51h2", "p51h", "p51h0", "c50d", "c50c", "c50b", "c50", "p50h2", "p50h", "p50h0", "c49", "c49h", "c49h0", "s49", "s49h", "s49h0", "c48h2", "c48h", "c48h0", "c48b", "c48", "s48b", "s48", "s47d", "s47c", "s47", "s46", "s45", "exc13", "held5", "held4", "held3", "exc12", "items11", "held5", "exc11", "items10", "held3", "exc10", "items9", "held2", "exc9", "items8", "held", "items7", "exc8", "items6", "exc7", "items5", "exc6", "items4", "items3", "exc5", "items2", "items", "noitems", "exc4", "exc3", "exc2", "exc", "ltr", "srank", "pool", "head", "dt", "subjects", "final", "model-v2", "relevance-v1", "scorer-roles", "before")
 
+SIDE_ROUNDS = ("q55c", "q55c0")
+"""Rounds of a few questions recorded for a side-by-side (the questions a rule changes the
+candidates of, record_answers_for_judging.py --questions): their labels carry to later
+rounds as every earlier round's do, but none is a corpus's newest round (EARLIER)."""
+
 
 def load(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
@@ -61,7 +66,7 @@ def earlier_labels(corpus: str, this_round: str = "") -> dict[tuple[str, str, st
     before its answers were recorded again, numbers other units."""
     labels: dict[tuple[str, str, str, str], dict] = {}
     skip = set(this_round.split(",")) if this_round else set()
-    for rnd in (r for r in EARLIER if r not in skip):
+    for rnd in (r for r in (*EARLIER, *SIDE_ROUNDS) if r not in skip):
         for key, v in round_labels(corpus, rnd).items():
             labels.setdefault(key, v)
     return labels

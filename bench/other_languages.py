@@ -60,7 +60,14 @@ def main() -> None:
                          "lexical weights (extract.UNREAD_LEXICAL_WEIGHT as shipped), e.g. 0,0.25,0.5,0.75,1")
     ap.add_argument("--alphas", default="", help="also fuse at these cosine weights (0.5,0.3,...): "
                     "fused and search recall at each, for every question of the corpus")
+    ap.add_argument("--no-back-references", action="store_true", help="the search's judge reads a "
+                    "sentence opening with a back-reference alone, as before stop 55 "
+                    "(extract.READ_BACK_REFERENCES off)")
     args = ap.parse_args()
+    if args.no_back_references:
+        from localrag.answering.generate import extract
+
+        extract.READ_BACK_REFERENCES = False
     scorer = PassageScorer(args.model_dir)
     print(f"recall@{args.k} by the key-phrase rule; in brackets the median rank of the answering "
           f"passage among the first 50 of that side, where found")
