@@ -109,6 +109,11 @@ def main() -> None:
     run("parts of C doc comments read or not (stop 53; ccode6 held out)", [
         "bench/list_lead_ins.py", "--rule", "c-parts", "--corpora", "ccode,ccode2,ccode3,ccode4,ccode5,ccode6"])
     run("how the relevance model reads a Doxygen tag (stop 53)", ["bench/tag_reading.py"])
+    run("back-references read after the sentence they refer to, or alone (stop 55; chosen on the "
+        "training pools, the pools left out reported)", ["bench/back_references.py"])
+    if not args.no_speed:
+        run("back-references: search and quotes, both ways side by side", [
+            "bench/back_references.py", "--speed", "postgres,zsh"])
     run("where the unanswered questions go (the newest judged rounds)", ["bench/answer_gaps.py"])
     if not args.no_speed:
         run("speed against main 006a393", ["bench/bench_speed_vs_main.py", "--main-ref", "006a393"])
