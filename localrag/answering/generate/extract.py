@@ -1234,8 +1234,9 @@ _NUMBER_SIGN = re.compile(r"#[ \t]+(?:of[ \t]+)?(?=[a-z])")
 def _number_sign(text: str, span: Span) -> str:
     """The sentence `span` as the noise rules read it (its admonition label off): in a C
     comment a "#" before a word is "number of" ("f_bavail; /* # free blocks for non-root */",
-    libssh2's statvfs; jpeglib's "# of color components in JPEG image"), not the prompt of a shell line (noise.is_code), which a C comment
-    never holds (ccode6-018's answer was never a candidate)."""
+    libssh2's statvfs; jpeglib's "# of color components in JPEG image"), not the prompt of a
+    shell line (noise.is_code), which a C comment never holds (ccode6-018's answer was never
+    a candidate)."""
     said = _ADMONITION.sub("", span.text)
     if not (READ_NUMBER_SIGN and "#" in said
             and (text.count("\n", 0, span.start) in source_code.block_comments(text)[2]

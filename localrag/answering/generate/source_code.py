@@ -464,9 +464,9 @@ READ_C_DECLARATIONS_WHOLE = True
 its first line ("int http_parser_parse_url(const char *buf, size_t buflen,", libxml2's
 "xmlSearchNsByHref\t(xmlDocPtr doc,": white space before the bracket only after a name no
 word of prose is, with "_" or a capital inside) opens a bracket it does not close and ends
-in "," or "(" (_C_OPENS_CALL), and the lines after it are code
-until the brackets close (at most MAX_CALL_LINES). Before stop 55 only the last line (ending
-in ";") was: the comment above ("/* Parse a URL; return nonzero on failure */") ran into the
+in "," or "(" (_C_OPENS_CALL), and the lines after it are code until the brackets close (at
+most MAX_CALL_LINES); c_subject names a comment beside it after it. Before stop 55 only the
+last line (ending in ";") was: the comment above ("/* Parse a URL; return nonzero on failure */") ran into the
 first line and was read as one fragment, never quoted (ccode6-009). False reads them as
 before (scripts/record_answers_for_judging.py --no-c-declarations, set before any passage is
 read)."""
