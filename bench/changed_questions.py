@@ -47,7 +47,6 @@ def main() -> None:
         for module, constant in switches:
             setattr(modules[module], constant, on)
         source_code.block_comments.cache_clear()
-        extract._quotable.cache_clear()
 
     judges = {on: PassageScorer(args.model_dir) for on in (False, True)}   # each keeps its readings
     for name in args.corpora.split(","):

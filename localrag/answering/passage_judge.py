@@ -30,8 +30,9 @@ class SentenceJudge:
         texts: list[str] = []
         owner: list[int] = []
         for i, (title, text) in enumerate(passages):
-            for unit in candidate_units(text, question=query):
-                for reading in answer_texts(text, unit, title):
+            units = candidate_units(text, question=query)
+            for unit in units:
+                for reading in answer_texts(text, unit, title, units=units):
                     texts.append(reading)
                     owner.append(i)
         best = [0.0] * len(passages)

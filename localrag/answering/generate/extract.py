@@ -1433,9 +1433,17 @@ def choose_quotes(question: str, passages: Sequence[str], embed: Embed, *,
                                        leads=leads), unread)
     pool = sorted(range(len(candidates)), key=lambda k: (-probs[k], k))[:RELEVANCE_POOL]
     pool = [k for k in pool if probs[k] >= min_score]
-    readings = [answer_texts(passages[candidates[k].passage], candidates[k].span,
-                             titles[candidates[k].passage] if titles else "",
-                             leads[candidates[k].passage] if leads else "") for k in pool]
+    quotable: dict[int, list[Span]] = {}     # a passage's units, where a back-reference needs them
+
+    def units_of(i: int) -> list[Span]:
+        if i not in quotable:
+            quotable[i] = candidate_units(passages[i], question=question, split=split)
+        return quotable[i]
+
+    readings = [answer_texts(passages[c.passage], c.span, titles[c.passage] if titles else "",
+                             leads[c.passage] if leads else "",
+                             units=units_of(c.passage) if _BACK_REFERENCE.match(c.span.text) else ())
+                for c in (candidates[k] for k in pool)]
     flat = [t for r in readings for t in r]
     read = iter([float(x) for x in answers(question, flat)] if flat else [])
     model = [max(next(read) for _ in r) for r in readings]   # the best reading of each
@@ -1536,11 +1544,16 @@ def answer_features(question: str, passages: Sequence[str], titles: Sequence[str
 
 def answer_text(passage: str, span: Span, title: str = "", lead: str = "") -> str:
     """What the relevance model reads of a passage sentence: the passage's title, the
-    term or signature line the sentence describes (subject_of), the sentence."""
-    return answer_texts(passage, span, title, lead)[0]
+    term or signature line the sentence describes (subject_of), the sentence (the first of
+    answer_texts' readings)."""
+    from indexer.relevance_model import unit_text
+
+    subject = subject_of(passage, span, lead)
+    return unit_text(title, _read_name(passage, span, subject.text) if subject else "", span.text)
 
 
-def answer_texts(passage: str, span: Span, title: str = "", lead: str = "") -> list[str]:
+def answer_texts(passage: str, span: Span, title: str = "", lead: str = "", *,
+                 units: Sequence[Span] | None = None) -> list[str]:
     """The readings of a passage sentence the relevance model reads, the sentence's
     probability being the best of them: answer_text, and for a list item whose list a
     sentence introduces (list_lead_in) the same with that sentence before the item. The
@@ -1548,7 +1561,9 @@ def answer_texts(passage: str, span: Span, title: str = "", lead: str = "") -> l
     with every item dilutes an item that answers alone (on mdnotes2 the first reading
     alone lost 3 of 13 questions whose ✔ quote held the answer), and "- HarfBuzz for
     complex text shaping" answers "what does Pango use to shape Arabic" only under "Pango
-    depends on the following libraries:"."""
+    depends on the following libraries:". A sentence opening with a back-reference is also
+    read after the sentence it refers to (READ_BACK_REFERENCES), looked up in `units`, the
+    passage's candidate_units for the question where the caller has them (else found here)."""
     from indexer.relevance_model import unit_text
 
     subject = subject_of(passage, span, lead)
@@ -1557,7 +1572,7 @@ def answer_texts(passage: str, span: Span, title: str = "", lead: str = "") -> l
     intro = _intro(passage, span, subject)
     if intro is not None:
         out.append(unit_text(title, f"{named}\n{intro.text}", span.text))
-    before = _referred_to(passage, span) if READ_BACK_REFERENCES else None
+    before = _referred_to(passage, span, units) if READ_BACK_REFERENCES else None
     if before is not None:
         out.append(unit_text(title, named, f"{before.text} {span.text}"))
     return out
@@ -1572,20 +1587,14 @@ sentences as answering less often. False reads them alone, as before stop 55
 pools (bench/back_references.py)."""
 
 
-def _referred_to(passage: str, span: Span) -> Span | None:
+def _referred_to(passage: str, span: Span, units: Sequence[Span] | None = None) -> Span | None:
     """The sentence before `span` when `span` opens with a back-reference and that sentence
     is the one reading_context shows above it (a unit worth quoting, right next to it in
-    one paragraph), else None."""
+    one paragraph), else None. `units`: the passage's candidate_units for the question, as
+    the caller has them (None: found here, without a question)."""
     if not _BACK_REFERENCE.match(span.text):
         return None
-    return reading_context(passage, _quotable(passage), span)[0]
-
-
-@functools.lru_cache(maxsize=64)
-def _quotable(passage: str) -> list[Span]:
-    """candidate_units of a passage (the question aside: it only says which sentences echo
-    it), kept for the readings of its sentences."""
-    return candidate_units(passage)
+    return reading_context(passage, candidate_units(passage) if units is None else units, span)[0]
 
 
 TAG_READING = "words"
