@@ -66,6 +66,9 @@ SWITCHES = {
     "--no-enumerators": (("noise.READ_ENUMERATORS",), "the \")\" of an enumerator opening a sentence "
                          "(\"0) If no expansions took place (or, ...)\") counted as a bracket never "
                          "opened, as before stop 55 (noise.READ_ENUMERATORS off)"),
+    "--no-terms-above": (("extract.READ_TERMS_ABOVE_PASSAGE",), "a sentence whose description opened "
+                         "above its passage left without the term line the file has before the "
+                         "passage, as before stop 56 (extract.READ_TERMS_ABOVE_PASSAGE off)"),
 }
 """The rules a round can be recorded without: each flag, the constants it turns off, its help."""
 

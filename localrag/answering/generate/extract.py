@@ -722,6 +722,41 @@ def subject_of(text: str, span: Span, lead: str = "") -> Span | None:
         #                                  ccode2; above a member, "Even with a timeout, ..."
         #                                  named `timeout` took the name from the sentence that
         #                                  needed it, ccode-008, c51b)
+    found = _term_subject(text, span, lead)
+    if found is None and lead and READ_TERMS_ABOVE_PASSAGE and _opens_above(text, span):
+        k = len(lead)                    # the description opened above the passage: its
+        above = _term_subject(lead + text, Span(span.start + k, span.end + k, span.text), "")
+        if above is not None and above.start < k:   # term line is in the file before it
+            return Span(above.start - k, above.end - k, above.text)
+    return found
+
+
+READ_TERMS_ABOVE_PASSAGE = True
+"""Whether a sentence whose description opened above its passage (a chunk that starts in
+the middle of "--threads=<n>::"'s paragraph: "Specifying 0 will cause Git to auto-detect the
+number of CPU's") is named after the term line found in `lead`, the file's text right
+before the passage, as it would be were the line in the passage. The name is shown above
+the quote and read by the relevance model; its span lies before the passage (negative
+offsets). False: such a sentence has no name, as before stop 56
+(scripts/record_answers_for_judging.py --no-terms-above)."""
+
+
+def _opens_above(text: str, span: Span) -> bool:
+    """Whether the sentence `span`'s paragraph opens at the passage's first line with words,
+    or inside an indented block that does (every line with words above the paragraph
+    indented at least as deep as its own, more than not at all): where subject_of's walk up
+    reaches the passage's start without a line that could name it."""
+    opening = _paragraph_opening(text, span)
+    above = text[:text.rfind("\n", 0, opening) + 1]
+    if not above.strip():
+        return True
+    depth = indent_width(_line_at(text, len(above)))
+    return depth > 0 and all(indent_width(line) >= depth for line in above.split("\n") if line.strip())
+
+
+def _term_subject(text: str, span: Span, lead: str) -> Span | None:
+    """subject_of's rules for prose and docstrings: a term, option or signature line (or
+    heading) above the sentence's paragraph, a docstring field's function."""
     opening = _paragraph_opening(text, span)
     field = source_code.field_at(text, opening)
     if field is not None:                # ":param include_client_id:" opens its description,
