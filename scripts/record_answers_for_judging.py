@@ -69,6 +69,9 @@ SWITCHES = {
     "--no-terms-above": (("extract.READ_TERMS_ABOVE_PASSAGE",), "a sentence whose description opened "
                          "above its passage left without the term line the file has before the "
                          "passage, as before stop 56 (extract.READ_TERMS_ABOVE_PASSAGE off)"),
+    "--no-neighbours": (("extract.SHOW_NEIGHBOURS",), "a quote shown as the answer without the "
+                        "sentences right before and after it in its paragraph, as before stop 56 "
+                        "(extract.SHOW_NEIGHBOURS off)"),
 }
 """The rules a round can be recorded without: each flag, the constants it turns off, its help."""
 

@@ -45,7 +45,7 @@ from localrag.answering.judge.critics import Critic, Embed, SupportJudgement, ch
 from localrag.errors import AnswerCancelled, LocalragError
 from localrag.answering.generate.extract import (ANSWER_FLOOR, PASSAGE_ANSWER_FLOOR, PASSAGES_CHECKED,
                                                  UNREAD_LEXICAL_WEIGHT, AnswerProbability, Quote, Span,
-                                                 answer_roles,
+                                                 answer_neighbours, answer_roles,
                                                  choose_quotes, excerpts, fit_window, line_at)
 from localrag.answering.judge.noise import near_repeat
 from localrag.answering.judge.model_critic import chat_tokens
@@ -425,7 +425,8 @@ class _Run:
         for i, p in zip(chosen, choice.passage_answers):
             self._passage_answers[i] = p
         found = [replace(q, passage=chosen[q.passage]) for q in choice.quotes]
-        self._answering = dict(zip((id(q) for q in found), answer_roles(found)))
+        found, roles = answer_neighbours(self.question, [p.text for p in passages], found, answer_roles(found))
+        self._answering = dict(zip((id(q) for q in found), roles))
         return found
 
     def _judge_passages(self, passages: list[Passage], rels: Sequence[float]) -> None:

@@ -1,0 +1,77 @@
+"""A quote shown as the answer (✔) comes with the sentences right before and after it in its
+paragraph, as one excerpt under one mark (stop 56, extract.answer_neighbours,
+SHOW_NEIGHBOURS): the relevance model often puts a sentence of the answering paragraph
+first, not the one that answers; the paragraph around it holds it."""
+
+from __future__ import annotations
+
+import pytest
+
+from localrag.answering.generate import extract as ex
+
+# git-archimport.txt's -f, the answer ("cannot handle directory renames") after the quote
+GIT = ("-f::\n\tUse the fast patchset import strategy. This can be significantly faster for large "
+       "trees, but cannot handle directory renames or permissions changes. The default strategy "
+       "is slow and safe.\n\n-o::\n\tUse this for compatibility with old-style branch names.\n")
+LIST = ("Options:\n\n- one: the first item.\n- two: the second item.\n- three: the third item.\n")
+CODE = ("Create the repository first. Then add the files you want to track with:\n\n"
+        "    $ git add .\n    $ git commit -m first\n\nThat records the first commit.\n")
+
+
+def _quote(text: str, opening: str, answers: float, *, code: bool = False) -> ex.Quote:
+    span = next(s for s in ex.candidate_units(text) if s.text.startswith(opening))
+    return ex.Quote(0, span, answers, ex.code_after(text, span) if code else None, answers=answers)
+
+
+def _units(texts, quotes, roles):  # noqa: ANN001, ANN202
+    role = {id(q): r for q, r in zip(quotes, roles)}
+    return [(any(role[id(q)] for q in u), " ".join(q.span.text for q in u)) for u in ex.excerpts(quotes, texts)]
+
+
+def test_a_quote_shown_as_the_answer_comes_with_its_paragraphs_neighbours():
+    main = _quote(GIT, "This can be significantly", 0.6)
+    other = _quote(GIT, "Use this for compatibility", 0.1)     # under the floor: context
+    quotes = [main, other]
+    roles = ex.answer_roles(quotes)
+    assert roles == [True, False]
+    grown, grown_roles = ex.answer_neighbours("what's the catch with the fast import?", [GIT], quotes, roles)
+    assert [(q.span.text[:12], q.context, r) for q, r in zip(grown, grown_roles)] == [
+        ("Use the fast", "before", True), ("This can be ", "", True), ("The default ", "after", True),
+        ("Use this for", "", False)]
+    units = _units([GIT], grown, grown_roles)
+    assert units[0] == (True, "Use the fast patchset import strategy. This can be significantly faster for "
+                              "large trees, but cannot handle directory renames or permissions changes. "
+                              "The default strategy is slow and safe.")
+    assert units[1] == (False, "Use this for compatibility with old-style branch names.")   # context: alone
+
+
+def test_no_neighbour_across_a_paragraph_a_list_item_or_a_code_block():
+    first = _quote(GIT, "Use the fast", 0.6)            # first of its paragraph: nothing before
+    grown, _ = ex.answer_neighbours("q", [GIT], [first], [True])
+    assert [q.context for q in grown] == ["", "after"]
+    item = _quote(LIST, "- two", 0.6)
+    assert ex.answer_neighbours("q", [LIST], [item], [True])[0] == [item]     # items stand alone
+    lead = _quote(CODE, "Then add the files", 0.6, code=True)
+    assert lead.code is not None                        # the premise
+    grown, _ = ex.answer_neighbours("q", [CODE], [lead], [True])
+    assert [q.context for q in grown] == ["before", ""]   # its block comes after it, no sentence
+
+
+def test_a_neighbour_quoted_already_is_not_quoted_twice():
+    main = _quote(GIT, "This can be significantly", 0.6)
+    after = _quote(GIT, "The default strategy", 0.5)
+    grown, roles = ex.answer_neighbours("q", [GIT], [main, after], [True, True])
+    assert [q.span.text[:12] for q in grown].count("The default ") == 1
+    assert len(grown) == 3 and all(roles)
+
+
+def test_the_rule_before_keeps_the_quote_alone(monkeypatch):
+    main = _quote(GIT, "This can be significantly", 0.6)
+    monkeypatch.setattr(ex, "SHOW_NEIGHBOURS", False)
+    assert ex.answer_neighbours("q", [GIT], [main], [True]) == ([main], [True])
+
+
+@pytest.mark.parametrize("roles", [[False], []])
+def test_nothing_grows_without_an_answer(roles):
+    quotes = [_quote(GIT, "This can be significantly", 0.6)][:len(roles)]
+    assert ex.answer_neighbours("q", [GIT], quotes, roles) == (quotes, roles)
