@@ -114,6 +114,10 @@ def main() -> None:
     if not args.no_speed:
         run("back-references: search and quotes, both ways side by side", [
             "bench/back_references.py", "--speed", "postgres,zsh"])
+    run("a description cut by its passage named from the file's text before it, or not (stop 56; "
+        "kernel and git training pools, postgres, debref, zsh left out)", ["bench/terms_above.py"])
+    run("a ✔ quote with its paragraph's neighbours, or alone (stop 56; chosen on the training pools, "
+        "the pools left out reported)", ["bench/neighbours.py"])
     run("where the unanswered questions go (the newest judged rounds)", ["bench/answer_gaps.py"])
     if not args.no_speed:
         run("speed against main 006a393", ["bench/bench_speed_vs_main.py", "--main-ref", "006a393"])
