@@ -75,3 +75,36 @@ def test_the_rule_before_keeps_the_quote_alone(monkeypatch):
 def test_nothing_grows_without_an_answer(roles):
     quotes = [_quote(GIT, "This can be significantly", 0.6)][:len(roles)]
     assert ex.answer_neighbours("q", [GIT], quotes, roles) == (quotes, roles)
+
+
+def test_the_answer_engine_shows_a_check_quote_with_its_neighbours_in_one_unit(monkeypatch):
+    """The instruct engine (scripted model, scripted relevance model): the quote the model
+    judges to answer is shown with the sentences right before and after it in its
+    paragraph, one ✔ unit at the quote's paragraph; the rule before shows it alone."""
+    from test_instruct_engine import StubCritic, _hash_embed, config, passage, retriever, scripted
+
+    from localrag.answering.generate.instruct import InstructEngine
+
+    doc = passage(0, "git-archimport.txt", GIT)
+    other = passage(1, "git-fast-import.txt", "Imports are fast. Each one is checked. Nothing is lost. "
+                    "Every mark is kept.\n")     # read as related: the other three quotes
+
+    def answers(question, texts):  # noqa: ANN001, ANN202
+        return [0.95 if "This can be significantly" in t else 0.1 if "git-fast-import" in t else 0.001
+                for t in texts]
+
+    def ask() -> list:
+        critic = StubCritic(relevance={"git-archimport.txt": 0.9, "git-fast-import.txt": 0.9})
+        ans = InstructEngine(scripted(), config=config(), critic=critic, embed=_hash_embed, answers=answers).answer(
+            "What's the catch with archimport's fast import?", retrieve=retriever([doc, other]))
+        return [s for s in ans.segments if s.origin == "quote" and s.role == "answer"]
+
+    shown = ask()
+    assert shown[0].text == ("Use the fast patchset import strategy. This can be significantly faster for large "
+                             "trees, but cannot handle directory renames or permissions changes. The default "
+                             "strategy is slow and safe.")
+    assert shown[0].line == doc.start_line + 1          # cited at its first sentence's line
+    monkeypatch.setattr(ex, "SHOW_NEIGHBOURS", False)
+    assert ask()[0].text == ("Use the fast patchset import strategy. This can be significantly faster for "
+                             "large trees, but cannot handle directory renames or permissions changes.")
+    #                          (the sentence before as reading context: "This" refers back to it)
