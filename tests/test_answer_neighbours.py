@@ -57,6 +57,22 @@ def test_no_neighbour_across_a_paragraph_a_list_item_or_a_code_block():
     assert [q.context for q in grown] == ["before", ""]   # its block comes after it, no sentence
 
 
+# readline.h: two comments one after the other, the first a section's heading (ccode6-023)
+C_HEADER = ("/* Variables to control readline signal handling. */\n"
+            "/* If non-zero, readline will install its own signal handlers for\n"
+            "   SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGTSTP, SIGTTIN, and SIGTTOU. */\n"
+            "extern int rl_catch_signals;\n")
+
+
+def test_no_neighbour_that_would_stand_as_a_unit_of_its_own():
+    """A neighbour is only what excerpts joins into the quote's unit (nothing but white space
+    between, the first ending a statement): the comment before, behind its " */ /* ", would
+    have been a ✔ unit of its own, a section heading."""
+    main = _quote(C_HEADER, "If non-zero", 0.6)
+    assert [u.text[:9] for u in ex.candidate_units(C_HEADER)] == ["Variables", "If non-ze"]   # the premise
+    assert ex.answer_neighbours("q", [C_HEADER], [main], [True])[0] == [main]
+
+
 def test_a_neighbour_quoted_already_is_not_quoted_twice():
     main = _quote(GIT, "This can be significantly", 0.6)
     after = _quote(GIT, "The default strategy", 0.5)

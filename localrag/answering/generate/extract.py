@@ -1850,9 +1850,10 @@ def answer_neighbours(question: str, passages: Sequence[str], quotes: Sequence[Q
                       ) -> tuple[list[Quote], list[bool]]:
     """`quotes` (with their `roles`, answer_roles') where each group shown as the answer
     gains the unit right before its first sentence and the one right after its last, when
-    each stands next to it in one paragraph (_next_to), is a unit worth quoting
-    (candidate_units), is no list item and introduces no code block, and is not quoted
-    already: reading context ("before" / "after") under the group's role, which excerpts
+    each stands next to it in one paragraph (_next_to) with nothing but white space between
+    and the first of the two ending a statement (so that excerpts joins them), is a unit
+    worth quoting (candidate_units), is no list item and introduces no code block, and is
+    not quoted already: reading context ("before" / "after") under the group's role, which excerpts
     joins with it into one unit. Other quotes are returned as they are (SHOW_NEIGHBOURS)."""
     if not SHOW_NEIGHBOURS or not any(roles):
         return list(quotes), list(roles)
@@ -1897,11 +1898,12 @@ def _neighbour(text: str, units: Sequence[Span], span: Span, side: int, taken: s
         return None
     other = units[at + side]
     a, b = (other, span) if side < 0 else (span, other)
-    if (not _next_to(text, a, b) or list_item_at(text, a) or list_item_at(text, b)
+    if (not _next_to(text, a, b) or text[a.end:b.start].strip() or not _ENDS_STATEMENT.search(a.text)
+            or list_item_at(text, a) or list_item_at(text, b)
             or code_after(text, other) is not None
             or other.start in taken):
-        return None
-    return other
+        return None                      # (only what excerpts joins into the quote's unit: a
+    return other                         # C comment's next line behind its " * " is not)
 
 
 def fit_window(text: str, anchors: Sequence[Span], budget: int,
