@@ -3,6 +3,7 @@ after it in its paragraph (extract.answer_neighbours, SHOW_NEIGHBOURS), on the w
 sentence pools, as the answer path forms its units. Prints figures, asserts nothing.
 
     python bench/neighbours.py [--choose-on kernel,git,rust,vim] [--corpora postgres-v3,debref-v3,zsh-v3]
+    python bench/neighbours.py --speed postgres,zsh [--limit 20]
 
 Per judged question: the relevance model reads each candidate (extract.answer_texts, the
 best reading counting), the shipped combination gives its probability (relevance_pools),
@@ -12,6 +13,11 @@ neighbours (or not: --sides none/before/after/both are all printed) and extract.
 forms the units. A ✔ unit answers when one of its sentences is judged to answer. Chosen on
 the training pools (the issue's two targets: ✔ units that answer, questions answered); the
 pools left out are reported.
+
+--speed: the cost of stop 56's two rules (SHOW_NEIGHBOURS, READ_TERMS_ABOVE_PASSAGE), side by
+side in one process: per natural question of each corpus's bench index, the shipped search's
+five passages with their stored text before them (Assistant._retrieve's), then the quote
+choice, its roles and neighbours, both rules off and on, the order alternating per question.
 """
 
 from __future__ import annotations
@@ -54,6 +60,42 @@ def units_shown(question: str, texts: list[str], cands, probs: list[float], side
     return [(any(role[id(q)] for q in unit), unit) for unit in ex.excerpts(quotes, texts)]
 
 
+def speed(corpora: str, limit: int, model_dir: str) -> None:
+    import statistics
+    import time
+
+    from bench_relevance import index_dir
+    from bench_retrieval import LocalIndex
+    from retrieval_data import corpus, questions
+
+    from indexer.relevance_model import RelevanceModel
+    from indexer.search import surrounding_text
+    from localrag.answering.generate import extract as ex
+    from localrag.answering.passage_judge import SentenceJudge
+    from localrag.assistant import BEFORE_CHARS
+
+    rm = RelevanceModel(model_dir)
+    for name in corpora.split(","):
+        local = LocalIndex(index_dir(name), "onnx-int8")
+        times: dict[bool, list[float]] = {False: [], True: []}
+        for n, q in enumerate(questions(corpus(name), "natural")[:limit]):
+            found = local.idx.search(q.question, k=5, judge=SentenceJudge(rm.probabilities))
+            around = [surrounding_text(local.idx.store, p, chars=BEFORE_CHARS) for p in found]
+            leads, texts = [t[:at] for t, at, _ in around], [p.text for p in found]
+            for on in ((False, True) if n % 2 else (True, False)):
+                ex.SHOW_NEIGHBOURS = ex.READ_TERMS_ABOVE_PASSAGE = on
+                t0 = time.perf_counter()
+                choice = ex.choose_quotes(q.question, texts, local.idx.embedder.encode, answers=rm.probabilities,
+                                          titles=[p.title for p in found], leads=leads)
+                ex.answer_neighbours(q.question, texts, choice.quotes, ex.answer_roles(choice.quotes))
+                times[on].append(time.perf_counter() - t0)
+        local.idx.close()
+        m = {on: statistics.median(t) for on, t in times.items()}
+        print(f"{name} ({len(times[True])} questions): quote choice, roles and neighbours p50 {m[False]:.3f} s "
+              f"before, {m[True]:.3f} s with stop 56's rules ({m[True] / m[False]:.2f}x)")
+    ex.SHOW_NEIGHBOURS = ex.READ_TERMS_ABOVE_PASSAGE = True
+
+
 def main() -> None:
     from indexer.embedder import Embedder
     from indexer.relevance_model import RelevanceModel
@@ -63,7 +105,12 @@ def main() -> None:
     ap.add_argument("--choose-on", default=TRAINING)
     ap.add_argument("--corpora", default=MEASURED)
     ap.add_argument("--model-dir", default=str(HERE.parent / "indexer" / "data" / "relevance"))
+    ap.add_argument("--speed", default="", help="corpora to time both ways on (bench indexes)")
+    ap.add_argument("--limit", type=int, default=20)
     args = ap.parse_args()
+    if args.speed:
+        speed(args.speed, args.limit, args.model_dir)
+        return
     emb, rm = Embedder(), RelevanceModel(args.model_dir)
     for group, corpora in (("training pools (choose)", args.choose_on), ("pools left out", args.corpora)):
         print(f"\n== {group}")

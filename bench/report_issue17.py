@@ -118,6 +118,9 @@ def main() -> None:
         "kernel and git training pools, postgres, debref, zsh left out)", ["bench/terms_above.py"])
     run("a ✔ quote with its paragraph's neighbours, or alone (stop 56; chosen on the training pools, "
         "the pools left out reported)", ["bench/neighbours.py"])
+    if not args.no_speed:
+        run("stop 56's rules: quote choice, roles and neighbours, both ways side by side", [
+            "bench/neighbours.py", "--speed", "postgres,zsh"])
     run("where the unanswered questions go (the newest judged rounds)", ["bench/answer_gaps.py"])
     if not args.no_speed:
         run("speed against main 006a393", ["bench/bench_speed_vs_main.py", "--main-ref", "006a393"])
