@@ -3,7 +3,9 @@ element, headings kept as the heading path, each block cited by its line in the 
 A definition list's term ends with ":" (_term) and its description is indented under it
 (_description_depth), as a manual page's are.
 
-Which parts are the main content is trafilatura's call (Apache-2.0): its extracted text
+Which parts are the main content is the page's own call where it declares it (its one
+<main> element or role="main" element: declared_main), and trafilatura's otherwise
+(Apache-2.0): its extracted text
 is matched back to the page's own elements, so what is kept still knows its heading and
 its line. Without trafilatura, or when it finds almost nothing (an index page of links),
 the whole page is read, with <nav>, <header>, <footer> and <aside> left out. The
@@ -53,6 +55,18 @@ def main_text(html: str) -> str | None:
     return " " + _norm(got) + " "
 
 
+def declared_main(soup: object) -> object | None:
+    """The content the page itself declares: its one <main> element, or else its one element
+    marked role="main" (Sphinx's <div class="body" role="main">), when it holds at least
+    MIN_MAIN_WORDS words. The author's mark is read before trafilatura's guess, which can keep
+    a small part of a long page: of CMake's generator-expressions manual (8,400 words in its
+    role="main" element) it found 800, so most expressions were never indexed."""
+    found = soup.find_all("main") or soup.find_all(attrs={"role": "main"})
+    if len(found) != 1 or len(found[0].get_text(" ").split()) < MIN_MAIN_WORDS:
+        return None
+    return found[0]
+
+
 def _term_list(dl: object) -> bool:
     """A definition list of terms and their descriptions: not a table of contents (DocBook's
     <dl class="toc">, nested in one or not)."""
@@ -97,14 +111,15 @@ def parse_html(html: str, *, main_content: bool = True) -> ParsedDoc:
     e-book chapter is all content: False)."""
     from bs4 import BeautifulSoup, Comment, Doctype, ProcessingInstruction
 
-    main = main_text(html) if main_content else None
     soup = BeautifulSoup(html, "html.parser")
     # never the document's text: code, and controls (mdBook's theme menu, "Copy" buttons)
-    drop = ["script", "style", "noscript", "template", "svg", "head", "button", "select"]
-    if main_content and main is None:
-        drop += _CHROME
-    for tag in soup(drop):
+    for tag in soup(["script", "style", "noscript", "template", "svg", "head", "button", "select"]):
         tag.decompose()
+    declared = declared_main(soup) if main_content else None
+    main = main_text(html) if main_content and declared is None else None
+    if main_content and main is None:
+        for tag in soup(_CHROME):
+            tag.decompose()
     # the "¶" / "#" permalinks that texinfo, Sphinx and DocBook put after terms and headings
     for tag in soup.find_all("a", class_=_PERMALINK_CLASSES):
         tag.decompose()
@@ -116,7 +131,7 @@ def parse_html(html: str, *, main_content: bool = True) -> ParsedDoc:
     groups: list[tuple[object, list[str], int | None]] = []
     for br in soup.find_all("br"):
         br.replace_with("\n")
-    for s in soup.find_all(string=True):
+    for s in (declared or soup).find_all(string=True):
         if isinstance(s, (Comment, Doctype, ProcessingInstruction)):
             continue
         block = s.find_parent(lambda t: t.name in _HTML_BLOCKS)
