@@ -72,6 +72,13 @@ Corpora are public documentation installed from Debian packages:
   python3-configobj, python3-semver, python3-tabulate, python3-docopt; 53 `.py` files, 629
   chunks); 30 natural questions (11 answered by a message) and 30 exact lookups written by
   an annotator session first.
+- apache, cmake (held out, stop 57: written after stop 57's relevance model was trained on
+  the units of postgres, debref, flask, pycode4, ccode6 and mdnotes3, the corpora left out
+  before; nothing was chosen on them): apache2-doc's English manual of the Apache HTTP Server
+  as HTML (`/usr/share/doc/apache2-doc/manual/en`, 244 pages: directives of every module,
+  how-tos, programs), and cmake-doc's Sphinx HTML of its commands, manuals and guides
+  (`/usr/share/doc/cmake-doc/html`: `command/`, `manual/`, `guide/`; 168 pages); 40
+  natural questions and 30 exact lookups each, written by annotator sessions first.
 The Python and SQLite documentation are deliberately not used (kept for checks nobody
 here sees).
 """
@@ -108,6 +115,8 @@ ZSH_ROOT = Path("/usr/share/doc/zsh-common/html")
 FLASK_ROOT = Path("/usr/share/doc/python-flask-doc/html")
 RPDF_ROOT = Path("/usr/share/R/doc/manual")   # r-doc-pdf: the R manuals as typeset PDFs
 GNUPDF_ROOT = Path("/usr/share/doc")             # gnuplot-doc, octave-doc, asymptote-doc's PDF manuals
+APACHE_ROOT = Path("/usr/share/doc/apache2-doc/manual/en")   # apache2-doc: the HTTP server's manual
+CMAKE_ROOT = Path("/usr/share/doc/cmake-doc/html")             # cmake-doc: commands, manuals, guides
 CODE_ROOT = Path("/usr/lib/python3/dist-packages/oauthlib")   # python3-oauthlib: a person's code
 CODE2_ROOT = Path("/usr/lib/python3/dist-packages")            # six small packages side by side
 CODE2_PACKAGES = ("jwt", "httplib2", "argcomplete", "lazr/restfulclient", "wadllib", "yq")
@@ -136,6 +145,7 @@ SITES = ("flask",)                 # a documentation site indexed whole (its gen
 PDFS = ("rpdf", "gnupdf")          # typeset PDFs: a person's papers and manuals (held out: stops 42, 43)
 CODE = ("pycode", "pycode2", "pycode3", "pycode4", "ccode", "ccode2", "ccode3", "ccode4", "ccode5", "ccode6")   # source code (held out: stops 44, 48-53)
 NOTES_ONLY = ("mdnotes", "mdnotes2", "mdnotes3")          # list-item answers in Markdown notes (bench/markdown_notes.py)
+MANUALS = ("apache", "cmake")      # held out since stop 57 (the relevance model trained on the others' units)
 LANGUAGES = ("debref-ja", "debref-de", "debref-zh-cn", "debref-fr")   # the Debian Reference translated
 # question sets per corpus: natural (`<corpus>.jsonl`) and exact lookups (`exact-<corpus>.jsonl`)
 QUESTION_SETS = ("natural", "exact")
@@ -197,6 +207,11 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
         return Corpus(name, ZSH_ROOT, sorted(files))
     if name == "flask":   # every file, links followed, as the folder is installed
         return Corpus(name, FLASK_ROOT, sorted(p for p in FLASK_ROOT.rglob("*") if p.is_file()))
+    if name == "apache":  # the English manual whole, as the package installs it
+        return Corpus(name, APACHE_ROOT, sorted(APACHE_ROOT.rglob("*.html")))
+    if name == "cmake":   # the commands, manuals and guides (not the thousand property pages)
+        return Corpus(name, CMAKE_ROOT, sorted(p for d in ("command", "manual", "guide")
+                                               for p in (CMAKE_ROOT / d).rglob("*.html")))
     if name == "rpdf":    # the seven manuals; the reference manual (refman.pdf) is left out
         return Corpus(name, RPDF_ROOT, sorted(RPDF_ROOT.glob("R-*.pdf")))
     if name == "gnupdf":  # three GNU manuals set by TeX (LaTeX and texinfo)
@@ -231,7 +246,7 @@ def corpus(name: str, *, every: int = 1) -> Corpus:
             build(folder, SETS[name])
         return Corpus(name, folder, sorted(folder.rglob("*.md")))
     raise SystemExit(f"unknown corpus {name!r} "
-                     f"({', '.join(CORPORA + TRAINING_ONLY + ROLE_RULE_ONLY + SITES + PDFS + CODE + NOTES_ONLY + LANGUAGES)})")
+                     f"({', '.join(CORPORA + TRAINING_ONLY + ROLE_RULE_ONLY + SITES + PDFS + CODE + NOTES_ONLY + MANUALS + LANGUAGES)})")
 
 
 def readable_text(path: Path) -> str:
