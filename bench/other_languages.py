@@ -116,10 +116,12 @@ def main() -> None:
                     if r is not None and local.rel(r[1]) == q.file and key in norm(r[3]):
                         ranks[side].append(rank)
                         found[side] += rank <= args.k
+                        if side == "search" and args.show_misses and rank > args.k:
+                            print(f"  miss {q.id} (rank {rank}): {q.question}")
                         break
                 else:
                     if side == "search" and args.show_misses:
-                        print(f"  miss {q.id}: {q.question}")
+                        print(f"  miss {q.id} (below 50): {q.question}")
         n = len(qs) or 1
         other = sum(not reads_query(local.idx.embedder.languages, q.question) for q in qs)
         print(f"{name} ({len(qs)} questions): " + "; ".join(
