@@ -39,7 +39,7 @@ from carry_judgments import EARLIER, load  # noqa: E402
 from retrieval_data import corpus, norm, questions  # noqa: E402
 
 DATA = HERE / "data" / "answers"
-CORPORA = "postgres,debref,zsh,mdnotes,mdnotes2,mdnotes3,flask,rpdf,pycode,pycode2,pycode3,pycode4,ccode,ccode2,ccode3,ccode4,ccode5,ccode6"
+CORPORA = "postgres,debref,zsh,apache,cmake,mdnotes,mdnotes2,mdnotes3,flask,rpdf,pycode,pycode2,pycode3,pycode4,ccode,ccode2,ccode3,ccode4,ccode5,ccode6"
 ROWS = ("answered by a ✔ unit shown as the answer", "answered only by a context or non-✔ unit",
         "passage quoted, its answering sentence not", "passage in the search's top 5, not quoted",
         "passage at search rank 6-20", "passage below search rank 20")
