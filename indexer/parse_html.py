@@ -31,6 +31,7 @@ _CHROME_CLASSES = {"header", "nav-panel", "navheader", "navfooter", "sphinxsideb
                    "breadcrumb", "breadcrumbs", "menu-bar"}
 _PERMALINK_CLASSES = ["copiable-anchor", "copiable-link", "headerlink", "id_link"]   # texinfo,
 # Sphinx, PostgreSQL 16's DocBook
+_PERMALINK_SIGNS = {"¶", "#", "§", "🔗"}     # a link to its own heading, by its sign alone
 MIN_MAIN_WORDS = 25      # main content shorter than this: read the whole page instead
 
 
@@ -123,6 +124,9 @@ def parse_html(html: str, *, main_content: bool = True) -> ParsedDoc:
     # the "¶" / "#" permalinks that texinfo, Sphinx and DocBook put after terms and headings
     for tag in soup.find_all("a", class_=_PERMALINK_CLASSES):
         tag.decompose()
+    for tag in soup.find_all("a", href=re.compile(r"^#")):   # any other site's: Apache's
+        if tag.get_text().strip() in _PERMALINK_SIGNS:            # <a class="permalink">&para;</a>
+            tag.decompose()
     if main_content:
         # blocks only: mdBook marks every heading's own anchor <a class="header">
         for tag in soup.find_all(lambda t: t.name in _HTML_BLOCKS and

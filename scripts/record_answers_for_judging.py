@@ -72,6 +72,10 @@ SWITCHES = {
     "--no-neighbours": (("extract.SHOW_NEIGHBOURS",), "a quote shown as the answer without the "
                         "sentences right before and after it in its paragraph, as before stop 56 "
                         "(extract.SHOW_NEIGHBOURS off)"),
+    "--no-introduced-lines": (("extract.READ_INTRODUCED_LINES",), "a line that the line above it "
+                              "introduces (an example after \"...:\", a table's value after "
+                              "\"Module:\") naming the paragraph under it, as before stop 57 "
+                              "(extract.READ_INTRODUCED_LINES off)"),
 }
 """The rules a round can be recorded without: each flag, the constants it turns off, its help."""
 

@@ -426,10 +426,11 @@ def test_a_question_the_relevance_model_cannot_read_gets_no_answer_marks():
 
 
 def test_passages_are_judged_to_hold_the_answer_by_their_best_sentence(monkeypatch):
-    """The passage verdicts met the AUC and accuracy targets (extract.PASSAGES_CHECKED),
-    so each passage is judged by the best answer probability among its sentences
-    (PASSAGE_ANSWER_FLOOR), said in the sources and in the decision line; the JSON keeps the
-    verdict. Without the model, or with one that cannot be read, nothing is judged
+    """Where the passage verdicts meet the AUC and accuracy targets on every corpus left out
+    (extract.PASSAGES_CHECKED), each passage is judged by the best answer probability among
+    its sentences (PASSAGE_ANSWER_FLOOR), said in the sources and in the decision line; the
+    JSON keeps the verdict. Without the model, with one that cannot be read, or with the
+    gate not met (as shipped since stop 57: AUC 0.838 on apache and cmake), nothing is judged
     (relevance not checked), and no passage is dropped either way."""
     from localrag.answering.generate import instruct
     from localrag.answering.generate.extract import PASSAGE_ACCURACY, PASSAGE_AUC, PASSAGES_CHECKED
@@ -437,9 +438,11 @@ def test_passages_are_judged_to_hold_the_answer_by_their_best_sentence(monkeypat
 
     from localrag.answering.judge.critics import TRUST_ACCURACY, TRUST_AUC
 
-    # as shipped: both targets met on every corpus left out, so passages get verdicts
-    assert min(PASSAGE_AUC.values()) >= TRUST_AUC and min(PASSAGE_ACCURACY.values()) >= TRUST_ACCURACY
-    assert PASSAGES_CHECKED is True and instruct.PASSAGES_CHECKED is True
+    # the gate is the measured figures against the targets; as shipped the AUC falls short
+    met = min(PASSAGE_AUC.values()) >= TRUST_AUC and min(PASSAGE_ACCURACY.values()) >= TRUST_ACCURACY
+    assert PASSAGES_CHECKED is met is instruct.PASSAGES_CHECKED is False
+    assert {"apache", "cmake", "zsh"} <= set(PASSAGE_AUC) and min(PASSAGE_AUC.values()) < TRUST_AUC
+    monkeypatch.setattr(instruct, "PASSAGES_CHECKED", True)     # the gate met: verdicts
     from localrag.answering.label.render import decision_line, relevance_words
 
     def answers(question: str, texts: Sequence[str]) -> list[float]:
@@ -489,7 +492,7 @@ def test_passages_are_judged_to_hold_the_answer_by_their_best_sentence(monkeypat
                                **kw).answer("Who is my dentist?", retrieve=retriever(PASSAGES))
         assert len(plain.passages) == 3 and all(j.relevant is None for j in plain.passages)
         assert "relevance not checked" in decision_line(plain)
-    monkeypatch.setattr(instruct, "PASSAGES_CHECKED", False)     # a gate not met: nothing judged
+    monkeypatch.setattr(instruct, "PASSAGES_CHECKED", False)     # as shipped: nothing judged
     shipped = InstructEngine(scripted(), config=config(), critic=critic, embed=_hash_embed,
                              answers=answers).answer("Who is my dentist?", retrieve=retriever(PASSAGES))
     assert all(j.relevant is None and j.verdict == "relevant" and j.answer_probability is None

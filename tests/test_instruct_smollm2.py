@@ -26,7 +26,10 @@ NOTES = [
 ]
 
 
-def test_smollm2_answers_from_the_relevant_note_with_embedding_labels(smollm2_model, embed):  # noqa: F811
+def test_smollm2_answers_from_the_relevant_note_with_embedding_labels(smollm2_model, embed, monkeypatch):  # noqa: F811
+    from localrag.answering.generate import instruct
+
+    monkeypatch.setattr(instruct, "PASSAGES_CHECKED", True)     # the verdicts' gate met (below)
     engine = InstructEngine.for_model(smollm2_model, config=EngineConfig(k=3, max_tokens=48),
                                       embed=embed)
     streamed = []
@@ -36,7 +39,9 @@ def test_smollm2_answers_from_the_relevant_note_with_embedding_labels(smollm2_mo
     assert ans.critic == "embedding+lexical" == engine.critic_name
     # the request-kind decision (localrag/answering/decide.py): a question about the notes
     assert ans.decision.retrieved and ans.decision.probability > EngineConfig().threshold
-    # each passage is judged by the relevance model's best sentence (extract.PASSAGES_CHECKED):
+    # with the verdicts' gate met (extract.PASSAGES_CHECKED; as shipped since stop 57 it is
+    # not, and no passage is judged: tests/test_instruct_engine.py), each passage is judged
+    # by the relevance model's best sentence:
     # the cabin note holds the answer, the other two do not; the critic's score still ranks
     print([(j.passage.title, j.relevant, j.verdict, j.answer_probability) for j in ans.passages])
     assert [(j.passage.title, j.relevant) for j in ans.passages if j.verdict == "answers"] == [
