@@ -40,6 +40,13 @@ REL = HERE / "data" / "relevance"
 SIDES = ("fused", "dense", "lexical")
 
 
+def same_text(text: str) -> str:
+    """A passage's text as labels match it: white space collapsed and permalink signs left out
+    (stop 57 dropped Apache's "¶" from its headings; the passages judged before keep their
+    labels)."""
+    return " ".join(text.replace("¶", " ").split())
+
+
 def labels_of(name: str) -> dict[tuple[str, str, str], int]:
     """(question id, file, text) -> label, over every judged round of a corpus
     (tojudge-<name>.jsonl, then tojudge-<name>-<round>.jsonl by name); no passage is in two
@@ -52,7 +59,7 @@ def labels_of(name: str) -> dict[tuple[str, str, str], int]:
         if not (REL / f"judged-{rnd}.jsonl").exists():
             continue
         for r in judged_passages(rnd):
-            out.setdefault((r["qid"], r["chunk_key"].rsplit("#", 1)[0], r["text"]), int(r["label"]))
+            out.setdefault((r["qid"], r["chunk_key"].rsplit("#", 1)[0], same_text(r["text"])), int(r["label"]))
     return out
 
 
@@ -138,7 +145,7 @@ def main() -> None:
                 for rank, cid in enumerate(ids, 1):
                     r = rows[cid]
                     rel = local.rel(r[1])
-                    got = labels.get((q.id, rel, r[3]))
+                    got = labels.get((q.id, rel, same_text(r[3])))
                     has_phrase = rel == q.file and key in norm(r[3]) and (
                         not q.in_source or key in norm(local.lines.span(r[1], r[4], r[5])))
                     hit |= has_phrase

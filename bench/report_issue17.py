@@ -121,6 +121,13 @@ def main() -> None:
     if not args.no_speed:
         run("stop 56's rules: quote choice, roles and neighbours, both ways side by side", [
             "bench/neighbours.py", "--speed", "postgres,zsh"])
+    run("two manuals left out at stop 57 (apache, cmake) and zsh: search recall@5, natural and exact", [
+        "bench/other_languages.py", "--corpora", "zsh,apache,cmake", "--which", "natural"])
+    run("the same, exact lookups", ["bench/other_languages.py", "--corpora", "zsh,apache,cmake", "--which", "exact"])
+    run("the same, judged by annotators (stop 57)", ["bench/judged_recall.py", "--corpora", "zsh,apache,cmake",
+                                                   "--sentence-rerank", "indexer/data/relevance", "--betas", "0.5"])
+    run("the relevance model on zsh's quoted units (stop 57: the one corpus of units left out)",
+        ["bench/unit_relevance.py", "--corpora", "zsh"])
     run("where the unanswered questions go (the newest judged rounds)", ["bench/answer_gaps.py"])
     if not args.no_speed:
         run("speed against main 006a393", ["bench/bench_speed_vs_main.py", "--main-ref", "006a393"])

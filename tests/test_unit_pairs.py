@@ -64,7 +64,7 @@ def test_the_shipped_model_is_the_one_the_script_trains_and_never_saw_the_corpor
     assert not left_out & {r["corpus"] for r in units}
 
 
-@pytest.mark.parametrize("corpus", ["ccode6", "zsh"])
+@pytest.mark.parametrize("corpus", ["zsh", "apache", "cmake"])
 def test_training_refuses_a_corpus_kept_for_measuring(corpus, monkeypatch):
     train = _script("train_relevance")
     monkeypatch.setattr(sys, "argv", ["train_relevance.py", "--units", corpus, "--out-dir", "/nonexistent"])
