@@ -19,6 +19,7 @@ that do.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -72,8 +73,6 @@ def main() -> None:
     from indexer.embedder import Embedder
     from indexer.relevance_model import RelevanceModel
     from localrag.answering.generate.extract import QUOTE_ANSWER_FLOOR
-
-    import argparse
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--model-dir", default="", help="a relevance model's folder (default: the shipped one)")

@@ -533,13 +533,11 @@ _PLACEHOLDER = re.compile(r"<[A-Za-z][\w-]*>")   # a synopsis's "<name>", never 
 
 def _introduced(text: str, line_start: int) -> bool:
     """Whether the nearest line with words above the line at `line_start` ends in ":"."""
-    pos = line_start
-    while pos > 0:
-        prev = text.rfind("\n", 0, pos - 1) + 1
-        line = text[prev:pos - 1]
+    while line_start > 0:
+        line_start = text.rfind("\n", 0, line_start - 1) + 1
+        line = _line_at(text, line_start)
         if line.strip():
             return line.rstrip().endswith(":")
-        pos = prev
     return False
 
 
