@@ -36,7 +36,7 @@ from answer_shape import SHAPE_FEATURES, shape_features  # noqa: E402
 
 MEASURED = ("postgres", "debref", "zsh")
 ROLE_GRID = tuple((round(f, 3), r, k) for f in np.arange(0.0, 0.81, 0.025)
-                  for r in (0.3, 0.5, 0.7, 0.9, 1.0) for k in (1, 2, 4))
+                  for r in (0.3, 0.5, 0.7, 0.9, 1.0) for k in (1, 2, 3, 4))
 CHOSEN_RULE = (0.2, 0.5, 4)    # replaced by the one chosen with --choose-rule
 RULES_KEY = ""                  # --rules-key: the features cached under an earlier version of the rules
 
@@ -172,6 +172,10 @@ def pool_features(corpus: str, model_dirs: list[Path], emb) -> list[dict]:  # no
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model-dir", required=True, help="a relevance model, or several (comma): their mean logit")
+    ap.add_argument("--model-for", default="",
+                    help="CORPUS=DIR,...: another relevance model for these corpora's pools (out-of-fold "
+                         "logits: a model trained without that corpus, so that a combination fitted on a "
+                         "pool sees the model as it reads a corpus it never trained on)")
     ap.add_argument("--corpora", default=",".join(MEASURED))
     ap.add_argument("--fit-on", default="loo", help="loo, or corpora to fit on (e.g. vim)")
     ap.add_argument("--features", default="", help="a comma list of feature names (default: all)")
@@ -194,7 +198,8 @@ def main() -> None:
     model_dir = [Path(d) for d in args.model_dir.split(",")]
     measured = args.corpora.split(",")
     fit_on = [] if args.fit_on == "loo" else args.fit_on.split(",")
-    data = {c: pool_features(c, model_dir, emb) for c in dict.fromkeys(measured + fit_on)}
+    model_for = {c: [Path(d)] for c, d in (x.split("=", 1) for x in args.model_for.split(",") if x)}
+    data = {c: pool_features(c, model_for.get(c, model_dir), emb) for c in dict.fromkeys(measured + fit_on)}
     apart = {c: add_follows(c, qs) for c, qs in data.items()}
     if args.shapes:
         print("shapes: questions kept at zeros, " + ", ".join(f"{c} {add_shapes(c, qs)}" for c, qs in data.items()))

@@ -475,7 +475,7 @@ def test_passages_are_judged_to_hold_the_answer_by_their_best_sentence(monkeypat
     # sentence is still quoted as the answer
     from localrag.answering.generate.extract import PASSAGE_ANSWER_FLOOR, QUOTE_ANSWER_FLOOR
 
-    assert PASSAGE_ANSWER_FLOOR == 0.275 > QUOTE_ANSWER_FLOOR
+    assert PASSAGE_ANSWER_FLOOR == 0.325 > QUOTE_ANSWER_FLOOR
     with monkeypatch.context() as m:
         m.setattr(instruct, "PASSAGE_ANSWER_FLOOR", ans.passages[0].answer_probability + 0.01)
         strict = InstructEngine(scripted(), config=config(), critic=critic, embed=_hash_embed,
