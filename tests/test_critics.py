@@ -246,6 +246,21 @@ def test_sentence_split_keeps_closing_quotes_and_ends_at_a_bare_no():
     assert split_sentences("See No. 5 on the list.") == ["See No. 5 on the list."]
 
 
+def test_sentence_split_keeps_a_format_specs_stop():
+    """zsh's prompt manual: "%6." is a strftime format, its stop no sentence's end (the quote
+    was cut to "... hence %6."); a percentage's stop still ends one."""
+    from localrag.answering.judge.lexical import split_sentences
+
+    text = ("A number of digits up to 9 may be given following the %; hence %6. outputs "
+            "microseconds, and %9. outputs nanoseconds. The next one.")
+    assert split_sentences(text) == [
+        "A number of digits up to 9 may be given following the %; hence %6. outputs microseconds, "
+        "and %9. outputs nanoseconds.", "The next one."]
+    assert split_sentences("The call %. gives fractions. Done.") == ["The call %. gives fractions.", "Done."]
+    assert split_sentences("It grew by 50%. then fell. It is %s. Next.") == [
+        "It grew by 50%.", "then fell.", "It is %s.", "Next."]
+
+
 # --- the real-document set (tests/data/critic_real): TEST half only ------------------------
 
 @pytest.fixture(scope="module")
