@@ -246,9 +246,11 @@ def test_sentence_split_keeps_closing_quotes_and_ends_at_a_bare_no():
     assert split_sentences("See No. 5 on the list.") == ["See No. 5 on the list."]
 
 
-def test_sentence_split_keeps_a_format_specs_stop():
+def test_sentence_split_keeps_a_literals_stop():
     """zsh's prompt manual: "%6." is a strftime format, its stop no sentence's end (the quote
-    was cut to "... hence %6."); a percentage's stop still ends one."""
+    was cut to "... hence %6."); nor is a "?" or "." standing alone as a word (Apache's "the
+    ? and * wildcard characters" was quoted as "... which may contain the ?"); a percentage's
+    stop still ends a sentence, and so does a lone stop before a capital."""
     from localrag.answering.judge.lexical import split_sentences
 
     text = ("A number of digits up to 9 may be given following the %; hence %6. outputs "
@@ -259,6 +261,11 @@ def test_sentence_split_keeps_a_format_specs_stop():
     assert split_sentences("The call %. gives fractions. Done.") == ["The call %. gives fractions.", "Done."]
     assert split_sentences("It grew by 50%. then fell. It is %s. Next.") == [
         "It grew by 50%.", "then fell.", "It is %s.", "Next."]
+    assert split_sentences("A pattern may contain the ? and * wildcard characters. ? matches any "
+                           "single character. The list contains . (the current directory).") == [
+        "A pattern may contain the ? and * wildcard characters.", "? matches any single character.",
+        "The list contains . (the current directory)."]
+    assert split_sentences("Run it in Flatpak . No setup is needed.") == ["Run it in Flatpak .", "No setup is needed."]
 
 
 # --- the real-document set (tests/data/critic_real): TEST half only ------------------------

@@ -39,9 +39,10 @@ _SENTENCE_END = re.compile(rf"(?<=[{SPACED_STOPS}])[\"')\]’”]*(\s+)"
 # leaves Hindi's vowel signs out and ASCII left every Cyrillic or Greek word out)
 _TOKEN = regex.compile(r"[^\W_][\w'’:/.\-]*[^\W_]|[^\W_]")
 _HAS_DIGIT = re.compile(r"\d")
-# a printf or strftime format whose stop is its own ("%6.", "%.", "%-3."): before a lower-case
-# word it ends no sentence ("hence %6. outputs microseconds")
-_FORMAT_STOP = re.compile(r"(?:^|\s)%[^\s%]{0,6}$")
+# a stop that is part of a literal, not of the sentence: a printf or strftime format ("%6.",
+# "%.", "%G?") or a stop standing alone as a word ("the ? and * wildcard characters", "the
+# list contains . (the current directory)"); unless a capital follows, it ends no sentence
+_LITERAL_STOP = re.compile(r"(?:^|\s)(?:%[^\s%]{0,6}|[.?!])$")
 
 STOPWORDS = frozenset("""
 a an the and or but if of to in on at by for with from as is are was were be been being
@@ -80,8 +81,8 @@ def split_sentences(text: str) -> list[str]:
                 pass                           # "... and so on, etc. The next one"
             elif last_word in _ABBREVIATIONS or re.fullmatch(r"[a-z]", last_word or "x!"):
                 continue                       # "Dr. Okafor", "e.g. this", initials
-            elif _FORMAT_STOP.search(closed) and line[m.end():m.end() + 1].islower():
-                continue                       # "%6. outputs microseconds"
+            elif _LITERAL_STOP.search(closed) and not line[m.end():m.end() + 1].isupper():
+                continue                       # "%6. outputs microseconds", "the ? and *"
             piece = line[start:end].strip()
             if piece:
                 out.append(piece)
