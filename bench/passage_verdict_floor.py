@@ -9,8 +9,8 @@ read together; QuoteChoice.passage_answers). The floor of the verdict is chosen 
 judged fused top 5 of the natural questions of kernel and git (fused-<c>.jsonl, written by
 bench/judged_recall.py --write-fused, three annotators' median), as the floor with the most
 verdicts right among 0.05-0.6, read by a relevance model trained without kernel's and git's
-sentences (--fold-model; since stop 58: the shipped model trained on them, and its
-probabilities there are those of a corpus learnt, not of a new one). It is reported on zsh, apache and cmake (nothing was fitted
+sentences (--fold-model, since stop 58: the shipped model trained on them, so its
+probabilities there were those of a corpus learnt, not of a new one). It is reported on zsh, apache and cmake (nothing was fitted
 or chosen on them; since stop 57 postgres and debref are printed apart: the relevance model
 trained on their judged answers' units): AUC of the pooled best ("answers" against the rest), verdicts right at
 the floor (extract.PASSAGE_AUC, PASSAGE_ACCURACY; critics' TRUST_AUC and TRUST_ACCURACY
