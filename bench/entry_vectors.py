@@ -85,14 +85,16 @@ def recall(name: str, which: str, scorer, k: int = 5, feedback: bool = True) -> 
     eids, evecs = entry_matrix(name, local)
     n_chunks = local.idx.store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     found = {w: 0 for w in WEIGHTS}
-    order_ids = eids.tolist()
+    owners, owner_of = np.unique(eids, return_inverse=True)   # each entry's chunk, by position
 
-    def mix(chunk: dict[int, float], sims: np.ndarray, w: float) -> list[tuple[int, float]]:
+    def best_entries(sims: np.ndarray) -> dict[int, float]:
+        """Each chunk's best entry cosine."""
+        best = np.full(len(owners), -2.0, dtype=np.float32)
+        np.maximum.at(best, owner_of, sims)
+        return dict(zip(owners.tolist(), best.tolist()))
+
+    def mix(chunk: dict[int, float], best: dict[int, float], w: float) -> list[tuple[int, float]]:
         """Chunks by (1 - w) x their cosine + w x their best entry's, best first."""
-        best: dict[int, float] = {}
-        for cid, x in zip(order_ids, sims.tolist()):
-            if x > best.get(cid, -2.0):
-                best[cid] = x
         return sorted(((cid, (1 - w) * c + w * best.get(cid, c)) for cid, c in chunk.items()),
                       key=lambda kv: -kv[1])
 
@@ -101,10 +103,10 @@ def recall(name: str, which: str, scorer, k: int = 5, feedback: bool = True) -> 
     for q in qs:
         v = np.asarray(local.idx.embedder.encode([q.question])[0], dtype=np.float32)
         chunk = dict(local.vectors.knn(v, n_chunks + 10))
-        sims = evecs @ v
+        best = best_entries(evecs @ v)
         key = norm(q.key_phrase)
         for w in WEIGHTS:
-            mixed = mix(chunk, sims, w)
+            mixed = mix(chunk, best, w)
 
             def rankings(vectors, qv, query, depth, mixed=mixed):  # noqa: ANN001, ANN202
                 _, lexical = real_rankings(vectors, qv, query, depth)
@@ -114,7 +116,7 @@ def recall(name: str, which: str, scorer, k: int = 5, feedback: bool = True) -> 
                 if not feedback or len(vectors) < search.FEEDBACK_MIN_CHUNKS:
                     return None
                 fv = search.feedback_vector(qv, vectors.vectors_of([c for c, _ in fused[:search.FEEDBACK_DEPTH]]))
-                return mix(dict(vectors.knn(fv, n_chunks + 10)), evecs @ fv, w)[:depth]
+                return mix(dict(vectors.knn(fv, n_chunks + 10)), best_entries(evecs @ fv), w)[:depth]
 
             search.scored_rankings, search.feedback_dense = rankings, again
             try:
