@@ -403,3 +403,34 @@ def test_a_module_functions_signature_is_a_term_for_every_paragraph_of_its_descr
     assert "demo.json.dumps(obj):" in text
     found = subject_of(text, _span(text, "In debug mode the output"))
     assert found is not None and found.text == "demo.json.dumps(obj):"
+
+
+POSTGRES_DROP_INDEX = ("Parameters\n\nIF EXISTS:\n\n    Do not throw an error if the index does not exist. "
+                       "A notice is issued in this case.\n\ncolumn_number:\n\n    The ordinal number refers "
+                       "to the ordinal (left-to-right) position of the index column.")
+CMAKE_CONFIGURE_FILE = ("@ONLY:\n\n    Restrict variable replacement to references of the form @VAR@. This is "
+                        "useful for configuring scripts that use ${VAR} syntax.\n\nNEWLINE_STYLE <style>:\n\n"
+                        "    Specify the newline style for the output file.")
+CMAKE_CUSTOM_COMMAND = ("Options:\n\nAPPEND:\n\n    Append the COMMAND and DEPENDS option values to the custom "
+                        "command for the first output specified.")
+
+
+@pytest.mark.parametrize("text, opening, subject", [
+    (POSTGRES_DROP_INDEX, "Do not throw an error", "IF EXISTS:"),
+    (POSTGRES_DROP_INDEX, "A notice is issued", "IF EXISTS:"),
+    (CMAKE_CONFIGURE_FILE, "Restrict variable replacement", "@ONLY:"),
+    (CMAKE_CUSTOM_COMMAND, "Append the COMMAND", "APPEND:"),
+])
+def test_a_term_in_capitals_names_its_description_whatever_its_words(text, opening, subject):
+    """A term written in capitals is a keyword or an option ("IF EXISTS", "@ONLY", "APPEND"),
+    a name even where its words are function words ("if", "only") or the sentence uses them
+    in lower case ("if the index does not exist", "Append the ... values"): read as prose, the
+    description was quoted without the option it describes (cmake-037, judged "partly")."""
+    found = subject_of(text, _span(text, opening))
+    assert found is not None and found.text == subject
+    assert text[found.start:found.end] == subject
+
+
+def test_a_sentence_that_writes_the_capitals_term_names_it_itself():
+    text = "Parameters\n\nIF EXISTS:\n\n    With IF EXISTS, dropping a missing index is no error."
+    assert subject_of(text, _span(text, "With IF EXISTS")) is None

@@ -55,8 +55,8 @@ def _term_line(line: str, next_line: str) -> bool:
     if indent_width(next_line) <= indent_width(line):
         return False
     words = re.findall(r"[A-Za-z]+", s)
-    return s.startswith("-") or not any(w.lower() in lexical.STOPWORDS for w in words) \
-        and bool(_IDENTIFIER.search(s) or len(words) <= 3)
+    return s.startswith("-") or _capitals_term(s) \
+        or not any(w.lower() in lexical.STOPWORDS for w in words) and bool(_IDENTIFIER.search(s) or len(words) <= 3)
 
 
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+\S")
@@ -476,6 +476,20 @@ _IDENTIFIER = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|\w\.\w|\(\s*\w*\s*
 MAX_SUBJECT_CHARS = 100
 
 
+_CAPITALS_TERM = re.compile(r"[@$%&-]*[A-Z][A-Z0-9_]*(?:[ \t]+[@$%&-]*[A-Z][A-Z0-9_]*){0,3}[ \t]*:")
+
+
+def _capitals_term(line: str) -> bool:
+    """A term line written in capitals, ending in ":", its function words included ("IF NOT
+    EXISTS:", "@ONLY:", "BOTH:", "ALL:"): a language's keywords or a command's options,
+    names however common their words are. Read as prose ("if", "not", "only" are function
+    words), PostgreSQL's "IF EXISTS:" and CMake's "@ONLY:" named no description under them,
+    and "Restrict variable replacement to references of the form @VAR@." was quoted without
+    the option it describes (cmake-037, judged "partly")."""
+    s = line.strip()
+    return bool(_CAPITALS_TERM.fullmatch(s)) and any(len(w) > 1 for w in re.findall(r"[A-Z]+", s))
+
+
 def _subject_words(line: str) -> set[str]:
     return {w.lower() for w in re.findall(r"[A-Za-z][\w.\-]*[A-Za-z0-9]|[A-Za-z]", line)
             if len(w) > 2 and w.lower() not in lexical.STOPWORDS}
@@ -500,7 +514,7 @@ def _prose_lead_in(line: str) -> bool:
     not a term: half its words or more are function words, and nothing in it looks like a
     name (_IDENTIFIER)."""
     words = re.findall(r"[A-Za-z]+", line)
-    if not words or _IDENTIFIER.search(line.rstrip(":")):
+    if not words or _capitals_term(line) or _IDENTIFIER.search(line.rstrip(":")):
         return False
     return sum(w.lower() in lexical.STOPWORDS for w in words) * 2 >= len(words)
 
@@ -661,6 +675,9 @@ def _names_itself(subject: str, sentence: str) -> bool:
     "pattern:pattern", "bg=colour", psql's "-p port --port=port"), is named only by the
     form itself: "Gives a zsh pattern for directories ..." says "pattern" but not which
     setting it describes."""
+    if _capitals_term(subject):          # "IF EXISTS:": named only in capitals ("if the
+        return all(re.search(rf"(?<![A-Za-z0-9_]){w}(?![A-Za-z0-9_])", sentence)   # index does
+                   for w in re.findall(r"[A-Z][A-Z0-9_]*", subject))               # not exist")
     names = _subject_words(subject)
     said = _subject_words(sentence)
     ids = {w for w in names if re.search(r"[_.\-0-9]", w)}
@@ -852,7 +869,8 @@ def _term_subject(text: str, span: Span, lead: str) -> Span | None:
     names = " ".join(x[2] for x in lines)
     one_word = (len(lines) == 1 and re.fullmatch(r"(?:\*\*)?[a-z]+(?:\*\*)?", first) is not None
                 and indent_width(_line_at(text, end + 1)) > indent_width(_line_at(text, start)))
-    if not _subject_words(names) or (_names_itself(names, span.text) and not one_word):
+    if not (_subject_words(names) or _capitals_term(names)) or (_names_itself(names, span.text)
+                                                                and not one_word):
         return None                      # the sentence names its subject itself (a term of
         #                                  one common word, "scope" over "OPTIONAL, if identical
         #                                  to the scope requested ...", is shown all the same:
