@@ -76,6 +76,11 @@ SWITCHES = {
                               "introduces (an example after \"...:\", a table's value after "
                               "\"Module:\") naming the paragraph under it, as before stop 57 "
                               "(extract.READ_INTRODUCED_LINES off)"),
+    "--no-rest-after-code": (("extract.REST_AFTER_CODE",), "a sentence opening in lower case after a "
+                             "code example that cut it in two (\"completes only logged-on users ...\") "
+                             "quotable, as before stop 59 (extract.REST_AFTER_CODE off)"),
+    "--no-brackets": (("lexical.READ_BRACKETS",), "a stop inside brackets (\"set(... CACHE ...) call\") "
+                      "ending a sentence, as before stop 59 (lexical.READ_BRACKETS off)"),
 }
 """The rules a round can be recorded without: each flag, the constants it turns off, its help."""
 
@@ -110,9 +115,9 @@ def main() -> None:
     from localrag.answering.generate import extract, source_code
 
     # the rules before, for a side-by-side (set before any passage is read)
-    from localrag.answering.judge import noise
+    from localrag.answering.judge import lexical, noise
 
-    modules = {"extract": extract, "source_code": source_code, "noise": noise}
+    modules = {"extract": extract, "source_code": source_code, "noise": noise, "lexical": lexical}
     for flag, (names, _) in SWITCHES.items():
         for name in names:
             module, constant = name.split(".")

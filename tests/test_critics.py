@@ -268,6 +268,25 @@ def test_sentence_split_keeps_a_literals_stop():
     assert split_sentences("Run it in Flatpak . No setup is needed.") == ["Run it in Flatpak .", "No setup is needed."]
 
 
+def test_sentence_split_keeps_a_stop_inside_brackets():
+    """CMake's "If a set(... CACHE ...) call in the -C file ..." was cut after "set(..." and
+    quoted from "CACHE ...) call" (cmake-008, judged noise): a stop inside brackets that close
+    later in the sentence, which goes on after them, ends nothing. A synopsis's ellipsis, a
+    bracket that ends the sentence and one never closed are read as before."""
+    from localrag.answering.judge.lexical import split_sentences
+
+    assert split_sentences("If a set(... CACHE ...) call in the -C file does not use FORCE, the -D "
+                           "argument wins. Next one.") == [
+        "If a set(... CACHE ...) call in the -C file does not use FORCE, the -D argument wins.", "Next one."]
+    assert split_sentences('The driver can allocate "coherent" (a.k.a. shared) memory. Then it maps it.') == [
+        'The driver can allocate "coherent" (a.k.a. shared) memory.', "Then it maps it."]
+    assert split_sentences("Use it. (It is fast. Really.) Then go.") == [
+        "Use it.", "(It is fast.", "Really.)", "Then go."]
+    assert split_sentences("| ALL [ PRIVILEGES ] ( column_name [, ...] ) } ON [ TABLE ] table_name") == [
+        "| ALL [ PRIVILEGES ] ( column_name [, ...]", ") } ON [ TABLE ] table_name"]
+    assert split_sentences("See the list (below. It is long.") == ["See the list (below.", "It is long."]
+
+
 # --- the real-document set (tests/data/critic_real): TEST half only ------------------------
 
 @pytest.fixture(scope="module")

@@ -231,6 +231,46 @@ def test_the_rest_of_a_sentence_cut_by_an_example_is_never_quoted(sentence):
     assert noise_kind(sentence) is None
 
 
+ZSH_COMPCTL = ("From such a function the command line can be accessed with the -c and -l flags to the read "
+               "builtin. For example,\n\n    function whoson { reply=(`users`); }\n    compctl -K whoson talk\n\n"
+               "    completes only logged-on users after \u2018talk\u2019. Note that \u2018whoson\u2019 must return "
+               "an array, so \u2018reply=`users`\u2019 would be incorrect.")
+CMAKE_CMAKEDEFINE = ("Furthermore, input lines of the form\n\n#cmakedefine VAR ...\n\nwill be replaced with "
+                     "either\n\n#define VAR ...\n\nor\n\n/* #undef VAR */\n\ndepending on whether VAR is set in "
+                     "CMake to any value not considered a false constant by the if() command. The \"...\" content "
+                     "on the line after the variable name, if any, is processed as above.")
+
+
+@pytest.mark.parametrize("text, rest", [
+    (ZSH_COMPCTL, "completes only logged-on users after \u2018talk\u2019."),
+    (CMAKE_CMAKEDEFINE, "depending on whether VAR is set in CMake to any value not considered a false "
+                        "constant by the if() command."),
+])
+def test_the_rest_of_a_sentence_after_its_code_example_is_never_quoted(text, rest):
+    """A verb without its subject opening a paragraph under a code example that prose leading
+    on (", ", "or") introduced is the rest of that prose's sentence: both were quoted and
+    judged noise (zsh-026, cmake-037). The sentences around them stay quotable."""
+    units = [u.text for u in candidate_units(text)]
+    assert rest not in units
+    assert any(u.startswith("Note that") or u.startswith("The \"...\" content") for u in units)
+
+
+@pytest.mark.parametrize("text, sentence", [
+    # a name in lower case opens a sentence of its own after an example
+    ("It prefers French:\n\nAccept-Language: fr; q=1.0, en; q=0.5\n\nhttpd supports 'server driven' "
+     "content negotiation.", "httpd supports 'server driven' content negotiation."),
+    # a command of the example above is what the sentence is about
+    ("Fetch first, then:\n\n$ git fetch\n$ git rebase origin/main\n\nrebase replays your commits on "
+     "top of the branch.", "rebase replays your commits on top of the branch."),
+    # a table's description cell under its code cell: the cell above leads on into nothing
+    ("/etc/pam.d/program_name\n\nset up PAM configuration for the program; see pam(7)\n\n"
+     "/etc/nsswitch.conf\n\nsets up NSS configuration with the entry for each service.",
+     "sets up NSS configuration with the entry for each service."),
+])
+def test_a_sentence_after_code_that_is_its_own_stays_quotable(text, sentence):
+    assert sentence in [u.text for u in candidate_units(text)]
+
+
 @pytest.mark.parametrize("sentence", [
     "pg_dump is a utility for backing up a PostgreSQL database.",
     '"for x in foo1 foo2 ; do command ; done" loops by assigning items from the list.',

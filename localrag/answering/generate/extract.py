@@ -1244,6 +1244,50 @@ def list_lead_in(text: str, span: Span) -> Span | None:
     return None
 
 
+_LEADS_ON = re.compile(r"(?:[:,]|\b(?:or|and|either|nor|with|as|like|by|to|of|the|an?|is|are|be|then|"
+                       r"than|that|which|form|example|instance|e\.g\.|i\.e\.))$")
+"""The end of a line of prose that leads on into what follows it: ":", ",", or a word no
+sentence ends on ("either", "or", "of the form", "for example")."""
+_VERB_OR_LINK = re.compile(r"[a-z]+(?:s|ing|ed)|after|although|before|unless|until|whereas|since|except|"
+                           r"otherwise|via")
+"""A word that opens the rest of a sentence, not a sentence: a verb without its subject
+("completes", "specifies", "depending", "assuming") or a word that links clauses. A name in
+lower case opens sentences of its own ("httpd supports 'server driven' content negotiation",
+"kcov is also able to ...")."""
+
+
+def rest_after_code(text: str, span: Span) -> bool:
+    """Whether the sentence `span` is the rest of one that a code example cut in two, though
+    it opens with no function word (noise.is_continuation): it opens its paragraph in lower
+    case with a plain word that the passage above does not hold (a command or a name there,
+    "git", Flask's "g", would be what the sentence is about), the line with words above it is code (noise.is_code), and the prose above
+    that code did not end its sentence ("For example," over zsh's "compctl -K whoson talk",
+    then "completes only logged-on users after 'talk'."; CMake's "... will be replaced with
+    either" / "#define VAR ..." / "or" / "/* #undef VAR */", then "depending on whether VAR is
+    set ..."; _LEADS_ON). Both were quoted, and judged noise (zsh-026, cmake-037). A table's
+    description cell under a code cell ("/etc/nsswitch.conf", then "set up NSS configuration
+    ...") follows a cell that ends on no such word, and stays."""
+    words = span.text.split()
+    first = words[0] if words else ""
+    if not (first.isalpha() and first.islower() and _VERB_OR_LINK.fullmatch(first)):
+        return False
+    line_start = text.rfind("\n", 0, span.start) + 1
+    if text[line_start:span.start].strip():
+        return False                     # inside a paragraph, not opening one
+    pos, code = line_start, []
+    while pos > 0:
+        prev = text.rfind("\n", 0, pos - 1) + 1
+        line = text[prev:pos - 1].strip()
+        pos = prev
+        if not line:
+            continue
+        if is_code(line):
+            code.append(line)
+            continue
+        return bool(code) and bool(_LEADS_ON.search(line)) and first not in re.findall(r"\w+", text[:line_start])
+    return False
+
+
 def _in_block_comment(text: str, line_start: int) -> bool:
     """Whether the line at `line_start` continues a C block comment: the lines above it that
     start with "*" lead up to one that opens "/*"."""
@@ -1257,6 +1301,12 @@ def _in_block_comment(text: str, line_start: int) -> bool:
             return False
         pos = prev
     return False
+
+
+REST_AFTER_CODE = True
+"""Whether rest_after_code drops the rest of a sentence a code example cut in two (stop 59);
+False: only is_continuation's function words do, as before
+(scripts/record_answers_for_judging.py --no-rest-after-code)."""
 
 
 def candidate_units(text: str, *, question: str = "",
@@ -1284,7 +1334,8 @@ def candidate_units(text: str, *, question: str = "",
             #                          gtk-doc field's description is a statement of its
             #                          own, "@data_size: is the length of the data"; a
             #                          comment said whole, "# Don't put the payload ...")
-        if (is_continuation(span.text) and field is None and not whole and not message
+        if ((is_continuation(span.text) or REST_AFTER_CODE and rest_after_code(text, span))
+                and field is None and not whole and not message
                 and not source_code.in_trailing_comment(text, span.start)
                 and not (source_code.READ_ENTRIES_IN_LOWER_CASE and source_code.opens_entry(text, span.start))):
             continue                 # the rest of a sentence an example cut in two (a

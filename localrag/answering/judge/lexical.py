@@ -55,6 +55,41 @@ both few other nor s t don let lets
 """.split())
 
 
+BRACKET_REACH = 120
+READ_BRACKETS = True
+"""Whether a stop inside brackets that close later in the sentence ends no sentence
+(_inside_brackets, stop 59); False: every stop is read as before
+(scripts/record_answers_for_judging.py --no-brackets)."""
+
+
+def _inside_brackets(line: str, start: int, end: int) -> bool:
+    """Whether the stop at `end` stands inside a bracket that the sentence begun at `start`
+    opened and that closes later on the line, within BRACKET_REACH characters, where the
+    sentence goes on in lower case after it: CMake's "If a set(... CACHE ...) call in the -C
+    file does not use FORCE" was cut after "set(..." and quoted from "CACHE ...) call"
+    (cmake-008, judged noise). Not in a synopsis (brackets, braces and bars: a stop there is
+    an ellipsis of code), nor where the bracket ends the sentence ("(It is fast. Really.)"
+    stays cut, as a bracket never closed or closed far on: is_unbalanced keeps its pieces
+    from being quoted)."""
+    piece = line[start:end]
+    depth = piece.count("(") - piece.count(")")
+    if not READ_BRACKETS or depth <= 0 or _SYNOPSIS.search(piece):
+        return False
+    rest = line[end:end + BRACKET_REACH]
+    for i, ch in enumerate(rest):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return bool(_GOES_ON.match(rest, i + 1))
+    return False
+
+
+_SYNOPSIS = re.compile(r"[|{}\[\]]")   # a command's synopsis ("| ALL [ PRIVILEGES ] ( column_name [, ...] )")
+_GOES_ON = re.compile(r",?\s+[a-z]")    # the sentence goes on after the bracket: ") call in the -C file"
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of `text` (newline-separated lines are separate units too)."""
     out: list[str] = []
@@ -83,6 +118,8 @@ def split_sentences(text: str) -> list[str]:
                 continue                       # "Dr. Okafor", "e.g. this", initials
             elif _LITERAL_STOP.search(closed) and not line[m.end():m.end() + 1].isupper():
                 continue                       # "%6. outputs microseconds", "the ? and *"
+            elif _inside_brackets(line, start, end):
+                continue                       # "If a set(... CACHE ...) call in the -C file"
             piece = line[start:end].strip()
             if piece:
                 out.append(piece)
