@@ -79,6 +79,8 @@ SWITCHES = {
     "--no-rest-after-code": (("extract.REST_AFTER_CODE",), "a sentence opening in lower case after a "
                              "code example that cut it in two (\"completes only logged-on users ...\") "
                              "quotable, as before stop 59 (extract.REST_AFTER_CODE off)"),
+    "--no-spaced-code": (("extract.READ_SPACED_CODE",), "a code block ending at its first blank line "
+                         "even where code lines follow it, as before stop 59 (extract.READ_SPACED_CODE off)"),
     "--no-brackets": (("lexical.READ_BRACKETS",), "a stop inside brackets (\"set(... CACHE ...) call\") "
                       "ending a sentence, as before stop 59 (lexical.READ_BRACKETS off)"),
 }

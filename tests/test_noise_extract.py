@@ -105,6 +105,21 @@ def test_a_numbered_title_standing_alone_is_no_sentence():
         "Wrapped into a paragraph, a line is read as its text."]
 
 
+def test_an_faqs_numbered_question_is_no_sentence():
+    """zsh's FAQ numbers its questions with a colon ("3.4: How do I ...?"): one was quoted
+    with the first sentence of its answer as one ✔ unit and judged noise (zsh-045). A
+    sentence after a number and a colon inside a paragraph is still one."""
+    text = ("3.4: How do I turn off spelling correction/globbing for a single command?\n\nIn the "
+            "first case, you presumably have setopt correctall in an initialisation file.\n\n"
+            "3.8: Why do the cursor (arrow) keys not work? (And other terminal oddities.)\n\n"
+            "The cursor keys send different codes depending on the terminal.\n\n"
+            "Note 2: the keys are read as typed.")
+    assert [s.text for s in sentence_spans(text)] == [
+        "In the first case, you presumably have setopt correctall in an initialisation file.",
+        "The cursor keys send different codes depending on the terminal.",
+        "Note 2: the keys are read as typed."]
+
+
 def test_sentence_offsets_match_the_regex_search_they_replace():
     """_sentences finds each sentence right after the last one without compiling a pattern
     per sentence; its spans are the ones the regex search (words joined by \\s+, from the
@@ -220,6 +235,28 @@ def test_a_quoted_sentence_brings_the_code_block_it_introduces():
     item = "* Build it like this:\n\n    ```sh\n    make\n\n    make install\n    ```\n\n* Then run it.\n"
     lead = next(s for s in sentence_spans(item) if s.text.endswith("like this:"))
     assert code_after(item, lead).text == "make\n\nmake install"
+
+
+def test_a_code_block_that_spaces_its_statements_is_quoted_whole():
+    """CMake's Qt manual as the index reads it: its <pre> example puts a blank line between
+    statements, and the quote's code was its first line alone, judged noise (cmake-019). A
+    blank line between code lines no longer ends the block; prose, or the lead-in of the next
+    example, still does, and a spaced block that reads as no code is cut at its first gap."""
+    from localrag.answering.generate.extract import code_after
+
+    text = ("Qt 4 and Qt 5 may be used together in the same CMake buildsystem:\n\n"
+            "cmake_minimum_required(VERSION 3.8.0 FATAL_ERROR)\n\nproject(Qt4And5)\n\n"
+            "set(CMAKE_AUTOMOC ON)\n\nfind_package(Qt5 COMPONENTS Widgets DBus REQUIRED)\n"
+            "add_executable(publisher publisher.cpp)\n\nThe Qt 4 and 5 targets differ.\n")
+    block = code_after(text, sentence_spans(text)[0])
+    assert block is not None
+    assert block.text == ("cmake_minimum_required(VERSION 3.8.0 FATAL_ERROR)\n\nproject(Qt4And5)\n\n"
+                          "set(CMAKE_AUTOMOC ON)\n\nfind_package(Qt5 COMPONENTS Widgets DBus REQUIRED)\n"
+                          "add_executable(publisher publisher.cpp)")
+    assert text[block.start:block.end] == block.text
+    two = ("GNU cp(1) and openSSH scp(1):\n\n# cd ./source; cp -a . /dest\n\nGNU tar(1):\n\n"
+           "# tar -cf - . | (cd /dest; tar -xf -)\n")
+    assert code_after(two, sentence_spans(two)[0]).text == "# cd ./source; cp -a . /dest"
 
 
 def test_a_quote_comes_with_the_sentences_it_cannot_be_read_without():

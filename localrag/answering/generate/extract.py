@@ -72,7 +72,7 @@ def _heading_line(line: str) -> bool:
     return bool(_ATX_HEADING.match(line)) and not _ENDS_SENTENCE.search(line.rstrip())
 
 
-_NUMBERED_TITLE = re.compile(r"(?:\d+(?:\.\d+)+\.?|\d+|[A-Z](?:\.\d+)+\.?)[ \t]+\S.{0,118}")
+_NUMBERED_TITLE = re.compile(r"(?:\d+(?:\.\d+)+[.:]?|\d+|[A-Z](?:\.\d+)+[.:]?)[ \t]+\S.{0,118}")
 
 
 def _numbered_title(lines: list[str], n: int) -> bool:
@@ -80,8 +80,11 @@ def _numbered_title(lines: list[str], n: int) -> bool:
     of negative numbers wrong?", "2 Writing R documentation files"): a heading, even when
     it asks a question, never a sentence of the text under it. A typeset PDF's headings
     are read so (parse_pdf sets them apart): quoted, "7.33 Why are powers ..." stood as the
-    answer to a question it only repeats. A line ending in a full stop is a sentence ("1.5
-    GB of disk space is needed.", a list's "2. Install it.")."""
+    answer to a question it only repeats. An FAQ numbers its questions with a colon ("3.4:
+    How do I turn off spelling correction/globbing for a single command?", zsh's FAQ, stop
+    59: quoted with the first sentence of its answer as one ✔ unit, judged noise). A line
+    ending in a full stop is a sentence ("1.5 GB of disk space is needed.", a list's "2.
+    Install it.")."""
     line = lines[n].strip()
     return (bool(_NUMBERED_TITLE.fullmatch(line)) and not line.endswith((".", ":", ";"))
             and (n == 0 or not lines[n - 1].strip()) and (n + 1 == len(lines) or not lines[n + 1].strip()))
@@ -365,6 +368,10 @@ class Quote:
 _CALLOUT = re.compile(r"(?:\s+<\d+>)+\s*$")      # AsciiDoc callouts: "$ git init   <1>"
 _PROSE_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)]|o(?=[ \t]{2}))\s+[A-Za-z]")
 MAX_CODE_LINES = 40
+READ_SPACED_CODE = True
+"""Whether a code block runs on over a blank line when code lines follow it and every line
+so far is code (code_after, stop 59); False: it ends at its first blank line, as before
+(scripts/record_answers_for_judging.py --no-spaced-code)."""
 RELATIVE_CUT = 0.0
 """No cut below the best quote: the fitted probabilities of the few best sentences lie close
 together, and on dev every cut that removed quotes removed answering ones first
@@ -393,6 +400,25 @@ def _fenced_block(lines: list[str], at: int) -> tuple[int, int] | None:
     return at + 1, len(lines) - 1
 
 
+_CALL_LINE = re.compile(r"[A-Za-z_][\w.:]*\(.*\)[;,]?")
+
+
+def _statement_line(line: str) -> bool:
+    """A line of code as code_after reads a spaced block: noise.is_code's, or a call standing
+    alone ("project(Qt4And5)", "set(CMAKE_AUTOMOC ON)"), which reads as words to is_code."""
+    return is_code(line) or bool(_CALL_LINE.fullmatch(line.strip()))
+
+
+def _reads_as_code(lines: list[str], body: list[int], coded: Callable[[str], bool]) -> bool:
+    """The block of `body`'s lines (first to last) is code: no list item of prose, and at
+    least half of its lines with words are code lines by `coded`."""
+    if not body:
+        return False
+    words = [x for x in lines[body[0]:body[-1] + 1] if x.strip()]
+    return not any(_PROSE_ITEM.match(x) and not coded(x) for x in words) and \
+        2 * sum(coded(x) for x in words) >= len(words)
+
+
 def code_after(text: str, span: Span) -> Span | None:
     """The code block that the sentence `span` of `text` introduces, or None.
 
@@ -402,7 +428,7 @@ def code_after(text: str, span: Span) -> Span | None:
     prompt, a command with options, symbols where prose has words: noise.is_code). The
     block runs to its first blank line (a listing's "----" delimiters are blank lines once
     cleaned; a blank line inside an indented block is kept when the block goes on after
-    it), and at least half of its lines must be code lines, none a list item of prose. A
+    it, and one between code lines when every line so far is code: READ_SPACED_CODE), and at least half of its lines must be code lines, none a list item of prose. A
     Markdown fenced block ("```js" ... "```") is taken whole, blank lines and all, without
     its fence lines (cut at its first blank line, node's "```js\n'use strict';" was quoted
     as the code of "A test ... could start like this:").
@@ -440,6 +466,7 @@ def code_after(text: str, span: Span) -> Span | None:
         return Span(offsets[first], offsets[last] + len(lines[last]),
                     "\n".join(x.rstrip() for x in dedent_lines(block, depth)))
     body: list[int] = []
+    gaps: list[int] = []               # body's length where a blank line between code lines was crossed
     j = i
     while j < len(lines):
         line = lines[j]
@@ -451,19 +478,27 @@ def code_after(text: str, span: Span) -> Span | None:
                     indent_width(lines[body[0]]) > base:
                 j = k                  # a blank line inside an indented block
                 continue
+            if (READ_SPACED_CODE and body and k < len(lines) and _statement_line(lines[k])
+                    and not lines[k].rstrip().endswith(":")     # a lead-in of the next example
+                    and indent_width(lines[k]) >= indent_width(lines[body[0]])
+                    and all(_statement_line(lines[b]) for b in body)):
+                gaps.append(len(body))  # a blank line between statements of one example
+                j = k                  # (a <pre> that spaces them: CMake's Qt example was
+                continue               # quoted as its first line alone, judged noise)
             break
         if not (indent_width(line) > base or is_code(line) or body):
             break                      # a listing goes on to its blank line (its "----" went)
         body.append(j)
         j += 1
-    if not body or len(body) > MAX_CODE_LINES:
-        return None
+    if len(body) > MAX_CODE_LINES and gaps and gaps[0] <= MAX_CODE_LINES:
+        body = body[:max(g for g in gaps if g <= MAX_CODE_LINES)]   # as much as fits, whole
+    if gaps and not _reads_as_code(lines, body, _statement_line):
+        body = body[:gaps[0]]          # spaced, it reads as no code: the block before its gap
+        gaps = []
+    if not body or len(body) > MAX_CODE_LINES or not _reads_as_code(lines, body, _statement_line if gaps else is_code):
+        return None                    # an indented list or paragraph, not code
     first, last = body[0], body[-1]
     block = lines[first:last + 1]
-    words = [x for x in block if x.strip()]
-    if any(_PROSE_ITEM.match(x) and not is_code(x) for x in words) or \
-            2 * sum(is_code(x) for x in words) < len(words):
-        return None                    # an indented list or paragraph, not code
     depth = min(indent_width(x) for x in block if x.strip())
     shown = [_CALLOUT.sub("", x).rstrip() for x in dedent_lines(block, depth)]
     start, end = offsets[first], offsets[last] + len(lines[last])
@@ -495,7 +530,7 @@ def _subject_words(line: str) -> set[str]:
             if len(w) > 2 and w.lower() not in lexical.STOPWORDS}
 
 
-_NUMBERED_HEADING = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)+\.?\s")   # "1.3.7. Auto-start features
+_NUMBERED_HEADING = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)+[.:]?\s")   # "1.3.7. Auto-start features
 # of MC", an appendix's "A.2. Copyright history"
 
 
