@@ -30,12 +30,43 @@ TRAIN = REPO / "tests" / "data" / "decision" / "train.jsonl"   # extra training 
 THRESHOLD = 0.2     # the engine's default (settings.threshold)
 
 
-def load() -> tuple[list[dict], list[dict]]:
+DOCS = REPO / "bench" / "data" / "retrieval"
+DOC_CORPORA = ("kernel", "git", "rust", "vim")   # training corpora: never the search bench's held-out sets
+
+
+def doc_questions(per_corpus: int) -> list[dict]:
+    """Questions about a manual, as annotators wrote them in a user's words for the training
+    corpora (bench/data/retrieval/train-<c>.jsonl: searches, short keyword queries, "why
+    does ..."): every request of these needs the files. Evenly spread over each file."""
+    out = []
+    for name in DOC_CORPORA:
+        rows = [json.loads(line) for line in (DOCS / f"train-{name}.jsonl").read_text(encoding="utf-8").splitlines()
+                if line.strip()]
+        step = max(1, len(rows) // per_corpus) if per_corpus else 0
+        out += [{"id": r["id"], "prompt": r["question"], "retrieve": True, "kind": "docs_question"}
+                for r in rows[::step][:per_corpus]] if per_corpus else []
+    return out
+
+
+def load(per_corpus: int = 0) -> tuple[list[dict], list[dict]]:
     rows = [json.loads(line) for line in SET.read_text(encoding="utf-8").splitlines() if line.strip()]
     dev = [r for r in rows if int(r["id"].split("-")[1]) % 2 == 1]
     test = [r for r in rows if int(r["id"].split("-")[1]) % 2 == 0]
     dev += [json.loads(line) for line in TRAIN.read_text(encoding="utf-8").splitlines() if line.strip()]
+    dev += doc_questions(per_corpus)
     return dev, test
+
+
+def held_out_questions(corpora: str) -> list[dict]:
+    """The search bench's questions of corpora never fitted on (natural and exact lookups):
+    every one needs the files."""
+    out = []
+    for name in filter(None, corpora.split(",")):
+        for f in (DOCS / f"{name}.jsonl", DOCS / f"exact-{name}.jsonl"):
+            if f.exists():
+                out += [{"id": r["id"], "prompt": r["question"], "retrieve": True, "kind": "docs_question"}
+                        for r in map(json.loads, f.read_text(encoding="utf-8").splitlines()) if r.get("question")]
+    return out
 
 
 def feature_rows(rows: list[dict], vecs: np.ndarray, bank_vecs: np.ndarray,
@@ -83,10 +114,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--l2", type=float, default=1.0)
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--doc-questions", type=int, default=0,
+                    help="also fit on this many questions of each training corpus's manual (train-<c>.jsonl)")
+    ap.add_argument("--report-on", default="zsh,apache,cmake",
+                    help="corpora left out whose search-bench questions the decision is reported on")
     args = ap.parse_args()
     from indexer.embedder import Embedder
 
-    dev, test = load()
+    dev, test = load(args.doc_questions)
+    held = held_out_questions(args.report_on)
     embed = Embedder().encode
     dev_vecs = np.asarray(embed([r["prompt"] for r in dev]), dtype=np.float32)
     test_vecs = np.asarray(embed([r["prompt"] for r in test]), dtype=np.float32)
@@ -99,6 +135,15 @@ def main() -> None:
     report("fitted", fitted, "test", test, test_f)
     report("module", rk.WEIGHTS, "dev", dev, dev_f)
     report("module", rk.WEIGHTS, "test", test, test_f)
+    if held:
+        held_vecs = np.asarray(embed([r["prompt"] for r in held]), dtype=np.float32)
+        held_f = feature_rows(held, held_vecs, dev_vecs, dev_y, leave_one_out=False)
+        report("fitted", fitted, "held", held, held_f)
+        old_bank = [r for r in dev if r["kind"] != "docs_question"]   # the module's examples
+        old_vecs = np.asarray(embed([r["prompt"] for r in old_bank]), dtype=np.float32)
+        old_f = feature_rows(held, held_vecs, old_vecs, np.array([bool(r["retrieve"]) for r in old_bank]),
+                             leave_one_out=False)
+        report("module", rk.WEIGHTS, "held", held, old_f)
     if args.write:
         rk.EXAMPLES.parent.mkdir(exist_ok=True)
         rk.EXAMPLES.write_text("".join(json.dumps({"prompt": r["prompt"], "retrieve": r["retrieve"]},
