@@ -55,8 +55,8 @@ def _term_line(line: str, next_line: str) -> bool:
     if indent_width(next_line) <= indent_width(line):
         return False
     words = re.findall(r"[A-Za-z]+", s)
-    return s.startswith("-") or _capitals_term(s) \
-        or not any(w.lower() in lexical.STOPWORDS for w in words) and bool(_IDENTIFIER.search(s) or len(words) <= 3)
+    return s.startswith("-") or _capitals_term(s) or (
+        not any(w.lower() in lexical.STOPWORDS for w in words) and bool(_IDENTIFIER.search(s) or len(words) <= 3))
 
 
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+\S")
@@ -428,7 +428,8 @@ def code_after(text: str, span: Span) -> Span | None:
     prompt, a command with options, symbols where prose has words: noise.is_code). The
     block runs to its first blank line (a listing's "----" delimiters are blank lines once
     cleaned; a blank line inside an indented block is kept when the block goes on after
-    it, and one between code lines when every line so far is code: READ_SPACED_CODE), and at least half of its lines must be code lines, none a list item of prose. A
+    it, and one between code lines when every line so far is code: READ_SPACED_CODE), and
+    at least half of its lines must be code lines, none a list item of prose. A
     Markdown fenced block ("```js" ... "```") is taken whole, blank lines and all, without
     its fence lines (cut at its first blank line, node's "```js\n'use strict';" was quoted
     as the code of "A test ... could start like this:").
@@ -466,7 +467,7 @@ def code_after(text: str, span: Span) -> Span | None:
         return Span(offsets[first], offsets[last] + len(lines[last]),
                     "\n".join(x.rstrip() for x in dedent_lines(block, depth)))
     body: list[int] = []
-    gaps: list[int] = []               # body's length where a blank line between code lines was crossed
+    gaps: list[int] = []               # body's length at each blank line crossed between code lines
     j = i
     while j < len(lines):
         line = lines[j]
@@ -495,7 +496,8 @@ def code_after(text: str, span: Span) -> Span | None:
     if gaps and not _reads_as_code(lines, body, _statement_line):
         body = body[:gaps[0]]          # spaced, it reads as no code: the block before its gap
         gaps = []
-    if not body or len(body) > MAX_CODE_LINES or not _reads_as_code(lines, body, _statement_line if gaps else is_code):
+    if (not body or len(body) > MAX_CODE_LINES
+            or not _reads_as_code(lines, body, _statement_line if gaps else is_code)):
         return None                    # an indented list or paragraph, not code
     first, last = body[0], body[-1]
     block = lines[first:last + 1]
@@ -1295,11 +1297,11 @@ def rest_after_code(text: str, span: Span) -> bool:
     """Whether the sentence `span` is the rest of one that a code example cut in two, though
     it opens with no function word (noise.is_continuation): it opens its paragraph in lower
     case with a plain word that the passage above does not hold (a command or a name there,
-    "git", Flask's "g", would be what the sentence is about), the line with words above it is code (noise.is_code), and the prose above
-    that code did not end its sentence ("For example," over zsh's "compctl -K whoson talk",
-    then "completes only logged-on users after 'talk'."; CMake's "... will be replaced with
-    either" / "#define VAR ..." / "or" / "/* #undef VAR */", then "depending on whether VAR is
-    set ..."; _LEADS_ON). Both were quoted, and judged noise (zsh-026, cmake-037). A table's
+    "git", Flask's "g", would be what the sentence is about), the line with words above it
+    is code (noise.is_code), and the prose above that code did not end its sentence ("For
+    example," over zsh's "compctl -K whoson talk", then "completes only logged-on users after
+    'talk'."; CMake's "... will be replaced with either" / "#define VAR ..." / "or" / "/*
+    #undef VAR */", then "depending on whether VAR is set ..."; _LEADS_ON). Both were quoted, and judged noise (zsh-026, cmake-037). A table's
     description cell under a code cell ("/etc/nsswitch.conf", then "set up NSS configuration
     ...") follows a cell that ends on no such word, and stays."""
     words = span.text.split()
@@ -1319,7 +1321,8 @@ def rest_after_code(text: str, span: Span) -> bool:
         if is_code(line):
             code.append(line)
             continue
-        return bool(code) and bool(_LEADS_ON.search(line)) and first not in re.findall(r"\w+", text[:line_start])
+        return (bool(code) and bool(_LEADS_ON.search(line))
+                and first not in re.findall(r"\w+", text[:line_start]))
     return False
 
 
