@@ -19,13 +19,14 @@ from models.scripted import ScriptedModel
 
 SET = Path(__file__).parent / "data" / "decision" / "prompts.jsonl"
 TARGET = 0.85      # issue 9: >= 85% right both ways on the test half
-RECORDED = (28, 30)   # right of 28 needing files / of 32 not (localrag/answering/decide.py)
+RECORDED = (28, 28)   # right of 28 needing files / of 32 not (localrag/answering/decide.py;
+# 30 of 32 before stop 59 added the manuals' questions to the fit)
 # How far a request's probability may move between machines: the only float input is the
 # embedding cue (knn). Measured on the 60 test prompts (2-core AMD EPYC): onnxruntime with
 # 1 or 2 threads gives identical probabilities; even replacing the int8 ONNX model by the
 # float ONNX or torch one moves p by at most 0.0153. A prompt closer than this margin to
-# the threshold may flip; none is: the closest, "hey, how do i undo my last commit?",
-# sits at p = 0.228 against 0.2, so today the bound is the recorded figure itself.
+# the threshold may flip: since stop 59 "come up with five funny names for the rubber duck
+# on my desk" sits at p = 0.21 against 0.2, so the bound allows it to land on either side.
 PROBABILITY_NOISE = 0.02
 
 
@@ -39,7 +40,11 @@ def test_examples_are_dev_and_training_prompts_only():
     examples = {p for p, _ in rk.load_examples()}
     test_prompts = {r["prompt"] for r in _rows(0)}
     train = SET.with_name("train.jsonl").read_text(encoding="utf-8").splitlines()
-    allowed = {r["prompt"] for r in _rows(1)} | {json.loads(t)["prompt"] for t in train if t.strip()}
+    manuals = Path(__file__).parent.parent / "bench" / "data" / "retrieval"   # the training manuals'
+    asked = {json.loads(t)["question"] for c in ("kernel", "git", "rust", "vim")   # questions (stop 59)
+             for t in (manuals / f"train-{c}.jsonl").read_text(encoding="utf-8").splitlines() if t.strip()}
+    allowed = ({r["prompt"] for r in _rows(1)} | {json.loads(t)["prompt"] for t in train if t.strip()}
+               | asked)
     assert len(examples) >= 200 and not examples & test_prompts
     assert examples <= allowed
 
