@@ -38,13 +38,14 @@ def doc_questions(per_corpus: int) -> list[dict]:
     """Questions about a manual, as annotators wrote them in a user's words for the training
     corpora (bench/data/retrieval/train-<c>.jsonl: searches, short keyword queries, "why
     does ..."): every request of these needs the files. Evenly spread over each file."""
+    if per_corpus <= 0:
+        return []
     out = []
     for name in DOC_CORPORA:
         rows = [json.loads(line) for line in (DOCS / f"train-{name}.jsonl").read_text(encoding="utf-8").splitlines()
                 if line.strip()]
-        step = max(1, len(rows) // per_corpus) if per_corpus else 0
         out += [{"id": r["id"], "prompt": r["question"], "retrieve": True, "kind": "docs_question"}
-                for r in rows[::step][:per_corpus]] if per_corpus else []
+                for r in rows[::max(1, len(rows) // per_corpus)][:per_corpus]]
     return out
 
 
@@ -139,11 +140,11 @@ def main() -> None:
         held_vecs = np.asarray(embed([r["prompt"] for r in held]), dtype=np.float32)
         held_f = feature_rows(held, held_vecs, dev_vecs, dev_y, leave_one_out=False)
         report("fitted", fitted, "held", held, held_f)
-        old_bank = [r for r in dev if r["kind"] != "docs_question"]   # the module's examples
-        old_vecs = np.asarray(embed([r["prompt"] for r in old_bank]), dtype=np.float32)
-        old_f = feature_rows(held, held_vecs, old_vecs, np.array([bool(r["retrieve"]) for r in old_bank]),
-                             leave_one_out=False)
-        report("module", rk.WEIGHTS, "held", held, old_f)
+        shipped = rk.load_examples()      # the module's weights with the examples it ships
+        shipped_vecs = np.asarray(embed([p for p, _ in shipped]), dtype=np.float32)
+        shipped_f = feature_rows(held, held_vecs, shipped_vecs, np.array([y for _, y in shipped]),
+                                 leave_one_out=False)
+        report("module", rk.WEIGHTS, "held", held, shipped_f)
     if args.write:
         rk.EXAMPLES.parent.mkdir(exist_ok=True)
         rk.EXAMPLES.write_text("".join(json.dumps({"prompt": r["prompt"], "retrieve": r["retrieve"]},

@@ -20,8 +20,8 @@ tests/data/decision/train.jsonl, written by annotators with the rubric beside th
 rust, vim: bench/data/retrieval/train-<c>.jsonl, questions in a user's words, keyword
 queries among them). The test half (even ids, 60 prompts) is held out: 28 of 28 questions
 about files retrieve, 28 of 32 requests that need none do not (30 before stop 59); of the
-search bench's 242 questions of zsh, apache and cmake, never fitted on, 237 retrieve
-(224-226 before: keyword queries and questions naming a script read as no-file requests).
+search bench's 242 questions of zsh, apache and cmake, never fitted on, 236 retrieve
+(226 before: keyword queries and questions naming a script read as no-file requests).
 `scripts/fit_request_kind.py --doc-questions 10` refits the weights and prints the figures.
 The cues name what fired, so the answer's reason can say why it did or did not search.
 """
