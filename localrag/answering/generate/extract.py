@@ -493,12 +493,11 @@ def code_after(text: str, span: Span) -> Span | None:
         j += 1
     if len(body) > MAX_CODE_LINES and gaps and gaps[0] <= MAX_CODE_LINES:
         body = body[:max(g for g in gaps if g <= MAX_CODE_LINES)]   # as much as fits, whole
-    if gaps and not _reads_as_code(lines, body, _statement_line):
-        body = body[:gaps[0]]          # spaced, it reads as no code: the block before its gap
-        gaps = []
-    if (not body or len(body) > MAX_CODE_LINES
-            or not _reads_as_code(lines, body, _statement_line if gaps else is_code)):
-        return None                    # an indented list or paragraph, not code
+    if not (gaps and len(body) <= MAX_CODE_LINES and _reads_as_code(lines, body, _statement_line)):
+        body = body[:gaps[0]] if gaps else body   # spaced, it reads as no code: the block
+        if (not body or len(body) > MAX_CODE_LINES   # before its first gap, read as before
+                or not _reads_as_code(lines, body, is_code)):
+            return None                # an indented list or paragraph, not code
     first, last = body[0], body[-1]
     block = lines[first:last + 1]
     depth = min(indent_width(x) for x in block if x.strip())
