@@ -81,6 +81,9 @@ SWITCHES = {
                              "quotable, as before stop 59 (extract.REST_AFTER_CODE off)"),
     "--no-spaced-code": (("extract.READ_SPACED_CODE",), "a code block ending at its first blank line "
                          "even where code lines follow it, as before stop 59 (extract.READ_SPACED_CODE off)"),
+    "--no-pointing-back": (("extract.READ_POINTING_BACK",), "a sentence that points back to its "
+                           "term (\"If this is set ...\") left without its term line where it says the "
+                           "term's words, as before stop 60 (extract.READ_POINTING_BACK off)"),
     "--no-brackets": (("lexical.READ_BRACKETS",), "a stop inside brackets (\"set(... CACHE ...) call\") "
                       "ending a sentence, as before stop 59 (lexical.READ_BRACKETS off)"),
 }

@@ -474,3 +474,29 @@ def test_a_term_in_capitals_names_its_description_whatever_its_words(text, openi
 def test_a_sentence_that_writes_the_capitals_term_names_it_itself():
     text = "Parameters\n\nIF EXISTS:\n\n    With IF EXISTS, dropping a missing index is no error."
     assert subject_of(text, _span(text, "With IF EXISTS")) is None
+
+
+ZSH_STYLES = ("regular:\n\n    This style is used by the _expand_alias completer and bindable command. If it is "
+              "set to 'always', regular aliases will be expanded even if not in command position.\n\n"
+              "rehash:\n\n    If this is set when completing external commands, the internal list (hash) of "
+              "commands will be updated for each search by issuing the rehash command. There is a speed "
+              "penalty for this.\n\n-W --password:\n\n    This option is never essential, since dropdb "
+              "will automatically prompt for a password.")
+
+
+@pytest.mark.parametrize("opening, subject", [
+    ("If this is set when completing", "rehash:"),
+    ("If it is set to 'always'", "regular:"),
+    ("This option is never essential", "-W --password:"),
+])
+def test_a_sentence_that_points_back_to_its_term_is_named_after_it_whatever_its_words(opening, subject):
+    """"If this is set ..., the internal list of commands will be updated ... by issuing the
+    rehash command." says "rehash", but the rehash *command*: which setting "this" is, only
+    the term line says (zsh-069, quoted without `rehash:` and judged "partly")."""
+    found = subject_of(ZSH_STYLES, _span(ZSH_STYLES, opening))
+    assert found is not None and found.text == subject
+
+
+def test_a_sentence_that_names_its_term_without_pointing_back_stays_unnamed():
+    text = "rehash:\n\n    Setting rehash makes completion update the list of commands for each search."
+    assert subject_of(text, _span(text, "Setting rehash")) is None

@@ -905,8 +905,9 @@ def _term_subject(text: str, span: Span, lead: str) -> Span | None:
     names = " ".join(x[2] for x in lines)
     one_word = (len(lines) == 1 and re.fullmatch(r"(?:\*\*)?[a-z]+(?:\*\*)?", first) is not None
                 and indent_width(_line_at(text, end + 1)) > indent_width(_line_at(text, start)))
-    if not (_subject_words(names) or _capitals_term(names)) or (_names_itself(names, span.text)
-                                                                and not one_word):
+    if not (_subject_words(names) or _capitals_term(names)) or (
+            _names_itself(names, span.text) and not one_word
+            and not (READ_POINTING_BACK and _POINTS_BACK.match(span.text))):
         return None                      # the sentence names its subject itself (a term of
         #                                  one common word, "scope" over "OPTIONAL, if identical
         #                                  to the scope requested ...", is shown all the same:
@@ -918,6 +919,19 @@ def _term_subject(text: str, span: Span, lead: str) -> Span | None:
     elif source_code.BARE_TERM.match(first):
         first = source_code.term_name(first)
     return Span(start + indent, end, first)
+
+
+READ_POINTING_BACK = True
+"""Whether a sentence that points back to its term ("If this is set when completing external
+commands, the internal list (hash) of commands will be updated for each search by issuing the
+rehash command.", under zsh's "rehash:") is named after its term line even when it says the
+term's words: the word is then another thing (the rehash command), and "this" says what the
+sentence describes only with the line above it. False: the word in the sentence is enough,
+as before stop 60 (scripts/record_answers_for_judging.py --no-pointing-back)."""
+
+_POINTS_BACK = re.compile(r"^(?:(?:if|when|unless|while|once)\s+)?(?:this|it|these)\b", re.I)
+"""A sentence opening on the thing its term line names: "This style ...", "It is ...",
+"If this is set ...", "When it is on ..."."""
 
 
 _BACK_REFERENCE = re.compile(
