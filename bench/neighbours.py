@@ -9,7 +9,8 @@ Per judged question: the relevance model reads each candidate (extract.answer_te
 best reading counting), the shipped combination gives its probability (relevance_pools),
 extract.pick_quotes picks the four quotes with their reading context, extract.answer_roles
 gives the roles (the shipped rule), then the quotes shown as the answer gain their
-neighbours (or not: --sides none/before/after/both are all printed) and extract.excerpts
+neighbours (or not: none/before/after/quote/both are all printed; quote: both sides as
+before stop 60, the quote's own neighbours, SIDES) and extract.excerpts
 forms the units. A ✔ unit answers when one of its sentences is judged to answer. Chosen on
 the training pools (the issue's two targets: ✔ units that answer, questions answered); the
 pools left out are reported.
@@ -39,7 +40,10 @@ from answer_combination import judged_candidates  # noqa: E402
 from relevance_pools import MEASURED, scored, with_model  # noqa: E402
 
 TRAINING = "kernel,git,rust,vim"
-SIDES = ("none", "before", "after", "both")
+SIDES = ("none", "before", "after", "quote", "both")
+"""Which neighbours a ✔ quote gains: none, the one before, the one after, both of the quote
+itself (stop 56's rule: none on a side where the neighbour is quoted already), both of the
+excerpt it forms with quotes right beside it (since stop 60, extract.NEIGHBOURS_OF_EXCERPT)."""
 
 
 def units_shown(question: str, texts: list[str], cands, probs: list[float], side: str):  # noqa: ANN001, ANN201
@@ -49,10 +53,14 @@ def units_shown(question: str, texts: list[str], cands, probs: list[float], side
     quotes = [replace(q, answers=q.score) for q in ex.pick_quotes(question, texts, cands, probs, max_quotes=4)]
     roles = ex.answer_roles(quotes)
     if side != "none":
-        grown, grown_roles = ex.answer_neighbours(question, texts, quotes, roles)
+        ex.NEIGHBOURS_OF_EXCERPT = side != "quote"
+        try:
+            grown, grown_roles = ex.answer_neighbours(question, texts, quotes, roles)
+        finally:
+            ex.NEIGHBOURS_OF_EXCERPT = True
         keep = {id(q) for q in quotes}
         for q, r in zip(grown, grown_roles):
-            if id(q) not in keep and (side == "both" or q.context == side):
+            if id(q) not in keep and (side in ("quote", "both") or q.context == side):
                 keep.add(id(q))
         pairs = [(q, r) for q, r in zip(grown, grown_roles) if id(q) in keep]
         quotes, roles = [q for q, _ in pairs], [r for _, r in pairs]

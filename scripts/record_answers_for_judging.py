@@ -84,6 +84,9 @@ SWITCHES = {
     "--no-pointing-back": (("extract.READ_POINTING_BACK",), "a sentence that points back to its "
                            "term (\"If this is set ...\") left without its term line where it says the "
                            "term's words, as before stop 60 (extract.READ_POINTING_BACK off)"),
+    "--no-excerpt-neighbours": (("extract.NEIGHBOURS_OF_EXCERPT",), "a ✔ quote whose neighbour is "
+                                "quoted already gets no neighbour on that side, as before stop 60 "
+                                "(extract.NEIGHBOURS_OF_EXCERPT off)"),
     "--no-brackets": (("lexical.READ_BRACKETS",), "a stop inside brackets (\"set(... CACHE ...) call\") "
                       "ending a sentence, as before stop 59 (lexical.READ_BRACKETS off)"),
 }

@@ -124,3 +124,30 @@ def test_the_answer_engine_shows_a_check_quote_with_its_neighbours_in_one_unit(m
     assert ask()[0].text == ("Use the fast patchset import strategy. This can be significantly faster for "
                              "large trees, but cannot handle directory renames or permissions changes.")
     #                          (the sentence before as reading context: "This" refers back to it)
+
+
+# zsh's Conditional Expressions: the answer, then a context quote, then the ✔ quote (zsh-061)
+ZSH_COND = ("Filename generation is not performed on any form of argument to conditions. However, it can "
+            "be forced when the option EXTENDED_GLOB is in effect by using an explicit glob qualifier. "
+            "A normal glob qualifier expression may appear between the q and the closing parenthesis. "
+            "The results of filename generation are joined together to form a single word.\n\n"
+            "This special use of filename generation is only available with the [[ syntax.\n")
+
+
+def test_a_quote_quoted_already_beside_the_answer_passes_its_neighbour_on():
+    """The ✔ quote's neighbour before it was a › context quote: excerpts joins the two into the
+    ✔ unit, so the unit's neighbour is the sentence before both; without it the unit opened on
+    "However, it can be forced ...", the answer left out right before it."""
+    main = _quote(ZSH_COND, "A normal glob qualifier", 0.6)
+    context = _quote(ZSH_COND, "However, it can", 0.1)
+    quotes = [main, context]
+    roles = ex.answer_roles(quotes)
+    assert roles == [True, False]                       # the premise
+    grown, grown_roles = ex.answer_neighbours("are globs expanded in [[ ]]?", [ZSH_COND], quotes, roles)
+    units = _units([ZSH_COND], grown, grown_roles)
+    assert units[0] == (True, "Filename generation is not performed on any form of argument to conditions. "
+                              "However, it can be forced when the option EXTENDED_GLOB is in effect by "
+                              "using an explicit glob qualifier. A normal glob qualifier expression may "
+                              "appear between the q and the closing parenthesis. The results of filename "
+                              "generation are joined together to form a single word.")
+    assert len(units) == 1

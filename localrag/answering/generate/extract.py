@@ -1984,6 +1984,15 @@ def answer_roles(quotes: Sequence[Quote], *, relative: float = ANSWER_RELATIVE,
     return [m.score >= relative * best for m, g in zip(mains, groups) for _ in g]
 
 
+NEIGHBOURS_OF_EXCERPT = True
+"""Whether a ✔ quote's neighbour that is quoted already (a › context quote right before it,
+which excerpts joins into the ✔ unit) is passed over for the sentence beyond it: the
+neighbours are those of the excerpt the unit shows. zsh-061's ✔ "A normal glob qualifier
+..." had "However, it can be forced ..." (a context quote) before it and so no neighbour:
+the unit opened on "However" without "Filename generation is not performed on any form of
+argument to conditions.", the answer, right before it. False: no neighbour on that side, as
+before stop 60 (scripts/record_answers_for_judging.py --no-excerpt-neighbours)."""
+
 SHOW_NEIGHBOURS = True
 """Whether a quote shown as the answer (✔) comes with the sentence right before it and the
 one right after it in its paragraph (answer_neighbours), one excerpt under one mark. The
@@ -2048,16 +2057,22 @@ def _neighbour(text: str, units: Sequence[Span], span: Span, side: int, taken: s
     answer_neighbours takes it (not one starting at an offset of `taken`, quoted already);
     None where there is none."""
     at = next((k for k, u in enumerate(units) if u.start == span.start), None)
-    if at is None or not 0 <= at + side < len(units):
-        return None
-    other = units[at + side]
-    a, b = (other, span) if side < 0 else (span, other)
-    if (not _next_to(text, a, b) or text[a.end:b.start].strip() or not _ENDS_STATEMENT.search(a.text)
-            or list_item_at(text, a) or list_item_at(text, b)
-            or code_after(text, other) is not None
-            or other.start in taken):
-        return None                      # (only what excerpts joins into the quote's unit: a
-    return other                         # C comment's next line behind its " * " is not)
+    while at is not None and 0 <= at + side < len(units):
+        other = units[at + side]
+        a, b = (other, span) if side < 0 else (span, other)
+        if (not _next_to(text, a, b) or text[a.end:b.start].strip() or not _ENDS_STATEMENT.search(a.text)
+                or list_item_at(text, a) or list_item_at(text, b)
+                or code_after(text, other) is not None):
+            return None                  # (only what excerpts joins into the quote's unit: a
+            #                              C comment's next line behind its " * " is not)
+        if other.start not in taken:
+            return other
+        if not NEIGHBOURS_OF_EXCERPT:
+            return None
+        span, at = other, at + side      # quoted already (a context quote right before the
+        #                                  ✔ one): excerpts joins it into the ✔ unit, whose
+        #                                  neighbour is then the sentence beyond it
+    return None
 
 
 def fit_window(text: str, anchors: Sequence[Span], budget: int,
