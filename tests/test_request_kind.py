@@ -86,6 +86,34 @@ def test_reason_names_the_kind_of_request(embed):  # noqa: F811
     assert notes.reason == "request refers to your files"
 
 
+@pytest.mark.parametrize("prompt, code_task", [
+    # things to write: a code request, whatever comes after its head
+    ("C function that checks whether an unsigned int is a power of two", True),
+    ("awk command to sum the 3rd column of a comma separated file", True),
+    ("I need a bash one-liner to count lines in all .c files", True),
+    ("write a python function that reverses a string", True),
+    # questions about a manual that name a function or script they are about (cmake-037,
+    # git's "entire function that contains each match", zsh's "compctl -K function that")
+    ("How can I run configure_file on a shell script that uses its own ${...} variables "
+     "without CMake substituting them?", False),
+    ("With git grep, how can I see the entire function that contains each match?", False),
+    ("I wrote a compctl -K function that fills an array with candidates, but completion "
+     "offers nothing.", False),
+    ("how does the rtmutex code avoid a userspace program building a huge PI chain?", False),
+])
+def test_a_code_request_is_one_that_asks_for_code_not_one_that_names_it(prompt, code_task):
+    """The code-task cue (no files needed) fires on a request whose head is a thing to
+    write, not on a question that names a function or script it is about: it fired on 17 of
+    the manuals' questions, and cmake-037's was answered without a search (p 0.19)."""
+    assert bool(rk.cue_vector(prompt)["code_task"]) is code_task
+
+
+def test_a_question_why_a_program_computes_something_is_no_sum():
+    assert rk.cue_vector("what is 17 * 23")["arithmetic"]
+    assert not rk.cue_vector("Why does $(( 6/8 )) print 0 in zsh instead of 0.75?")["arithmetic"]
+    assert not rk.cue_vector("what does echo $(( 2**10 )) print in zsh?")["arithmetic"]
+
+
 def test_default_threshold_sits_at_the_fitted_even_odds():
     """A request whose logit is exactly 0 is reported at EVEN_ODDS_AT (0.2), the default."""
     zero = {k: 0.0 for k in rk.WEIGHTS if k != "bias"}
