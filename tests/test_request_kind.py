@@ -114,6 +114,18 @@ def test_a_question_why_a_program_computes_something_is_no_sum():
     assert not rk.cue_vector("what does echo $(( 2**10 )) print in zsh?")["arithmetic"]
 
 
+@pytest.mark.parametrize("prompt", [
+    'CMake Error: The INTERFACE_POSITION_INDEPENDENT_CODE property of "lib2" does not agree',
+    "fatal: merge program failed",
+    "E325: ATTENTION Found a swap file",
+])
+def test_an_error_message_pasted_as_printed_is_looked_up(prompt):
+    """A pasted message is a lookup even without "what does it mean": cmake's, with its
+    quoted target name, read as pasted text and was answered without a search (p 0.12)."""
+    assert rk.cue_vector(prompt)["error_help"]
+    assert rk.RequestClassifier(None).classify(prompt).probability > EngineConfig().threshold
+
+
 def test_default_threshold_sits_at_the_fitted_even_odds():
     """A request whose logit is exactly 0 is reported at EVEN_ODDS_AT (0.2), the default."""
     zero = {k: 0.0 for k in rk.WEIGHTS if k != "bias"}

