@@ -87,6 +87,8 @@ SWITCHES = {
     "--no-excerpt-neighbours": (("extract.NEIGHBOURS_OF_EXCERPT",), "a ✔ quote whose neighbour is "
                                 "quoted already gets no neighbour on that side, as before stop 60 "
                                 "(extract.NEIGHBOURS_OF_EXCERPT off)"),
+    "--no-quoted-stops": (("lexical.READ_QUOTED_STOPS",), "a stop inside quotes (\"preceded by ‘!’ in "
+                          "which case\") ending its sentence, as before stop 60 (lexical.READ_QUOTED_STOPS off)"),
     "--no-brackets": (("lexical.READ_BRACKETS",), "a stop inside brackets (\"set(... CACHE ...) call\") "
                       "ending a sentence, as before stop 59 (lexical.READ_BRACKETS off)"),
 }

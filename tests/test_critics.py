@@ -287,6 +287,22 @@ def test_sentence_split_keeps_a_stop_inside_brackets():
     assert split_sentences("See the list (below. It is long.") == ["See the list (below.", "It is long."]
 
 
+def test_sentence_split_keeps_a_stop_inside_quotes_that_the_sentence_goes_on_after():
+    """zsh's "The value of a pipeline is the value of the last command, unless the pipeline
+    is preceded by ‘!’ in which case ..." was quoted up to "‘!’" (zsh-050, judged a fragment):
+    a stop in quotes followed by a word in lower case ends nothing; before a capital it still
+    does."""
+    from localrag.answering.judge.lexical import split_sentences
+
+    assert split_sentences("The value is the last command's, unless the pipeline is preceded by ‘!’ in "
+                           "which case it is inverted. If a pipeline is preceded by ‘coproc’, it runs.") == [
+        "The value is the last command's, unless the pipeline is preceded by ‘!’ in which case it is "
+        "inverted.", "If a pipeline is preceded by ‘coproc’, it runs."]
+    assert split_sentences('Write "Hello, world!" back to the client. Then close.') == [
+        'Write "Hello, world!" back to the client.', "Then close."]
+    assert split_sentences('He said "Go." Then he left.') == ['He said "Go."', "Then he left."]
+
+
 # --- the real-document set (tests/data/critic_real): TEST half only ------------------------
 
 @pytest.fixture(scope="module")

@@ -43,6 +43,12 @@ _HAS_DIGIT = re.compile(r"\d")
 # "%.", "%G?") or a stop standing alone as a word ("the ? and * wildcard characters", "the
 # list contains . (the current directory)"); unless a capital follows, it ends no sentence
 _LITERAL_STOP = re.compile(r"(?:^|\s)(?:%[^\s%]{0,6}|[.?!])$")
+READ_QUOTED_STOPS = True
+"""Whether a stop inside quotes that the sentence goes on after in lower case ("unless the
+pipeline is preceded by ‘!’ in which case the value is the logical inverse ...", 'He shouted
+"Go!" and left') ends no sentence (stop 60: zsh-050's quote ended at "‘!’", judged a
+fragment). False: such a stop ends its sentence, as before
+(scripts/record_answers_for_judging.py --no-quoted-stops)."""
 
 STOPWORDS = frozenset("""
 a an the and or but if of to in on at by for with from as is are was were be been being
@@ -120,6 +126,11 @@ def split_sentences(text: str) -> list[str]:
                 continue                       # "%6. outputs microseconds", "the ? and *"
             elif _inside_brackets(line, start, end):
                 continue                       # "If a set(... CACHE ...) call in the -C file"
+            elif (m.group(1) is not None and READ_QUOTED_STOPS
+                  and set(line[m.start():m.start(1)]) & set("\"'’”")
+                  and line[m.end():m.end() + 1].islower()):
+                continue                       # 'He shouted "Go!" and left': a stop inside
+                #                                quotes that the sentence goes on after
             piece = line[start:end].strip()
             if piece:
                 out.append(piece)
