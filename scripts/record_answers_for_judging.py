@@ -89,6 +89,9 @@ SWITCHES = {
                                 "(extract.NEIGHBOURS_OF_EXCERPT off)"),
     "--no-quoted-stops": (("lexical.READ_QUOTED_STOPS",), "a stop inside quotes (\"preceded by ‘!’ in "
                           "which case\") ending its sentence, as before stop 60 (lexical.READ_QUOTED_STOPS off)"),
+    "--no-trailing-lead-ins": (("extract.TRAILING_LEAD_INS",), "a sentence ending in \":\" (\"These cache "
+                               "entries are:\") taken after a quote as its reading context or neighbour, "
+                               "as before stop 60 (extract.TRAILING_LEAD_INS off)"),
     "--no-brackets": (("lexical.READ_BRACKETS",), "a stop inside brackets (\"set(... CACHE ...) call\") "
                       "ending a sentence, as before stop 59 (lexical.READ_BRACKETS off)"),
 }

@@ -151,3 +151,22 @@ def test_a_quote_quoted_already_beside_the_answer_passes_its_neighbour_on():
                               "appear between the q and the closing parenthesis. The results of filename "
                               "generation are joined together to form a single word.")
     assert len(units) == 1
+
+
+# CMake's cross-compiling guide: a sentence, then a lead-in to a list of terms (cmake-017)
+CMAKE_TRY_RUN = ("If that is the case, it will not try to run the executable. Instead it will create cache "
+                 "variables which must be filled by the user. These cache entries are:\n\n<runResultVar>:\n\n"
+                 "    Exit code if the executable were to be run on the target platform.\n")
+
+
+def test_a_lead_in_never_ends_a_unit_after_its_quote():
+    """"These cache entries are:" opens with a back-reference, so it came after its quote as
+    reading context, and the unit ended on a colon without the entries (judged noise); a
+    sentence ending in ":" is neither reading context nor a neighbour after a quote."""
+    units = ex.candidate_units(CMAKE_TRY_RUN)
+    main = next(u for u in units if u.text.startswith("Instead it will"))
+    assert any(u.text == "These cache entries are:" for u in units)     # the premise: quotable
+    assert ex.reading_context(CMAKE_TRY_RUN, units, main) == (None, None)
+    quote = _quote(CMAKE_TRY_RUN, "Instead it will", 0.6)
+    grown, _ = ex.answer_neighbours("q", [CMAKE_TRY_RUN], [quote], [True])
+    assert [(q.span.text[:10], q.context) for q in grown] == [("If that is", "before"), ("Instead it", "")]

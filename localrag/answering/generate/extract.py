@@ -953,6 +953,20 @@ def _next_to(text: str, first: Span, second: Span) -> bool:
     return gap.count("\n") <= 1 and not any(ch.isalnum() for ch in gap)
 
 
+def _leads_on(unit: Span) -> bool:
+    """A sentence that introduces what comes after it ("These cache entries are:", "..., for
+    example:"): taken after a quote as its reading context or neighbour, it would end the
+    unit on a colon with what it introduces left out (cmake-017's "These cache entries are:"
+    without the entries, judged noise; TRAILING_LEAD_INS)."""
+    return TRAILING_LEAD_INS and unit.text.rstrip().endswith(":")
+
+
+TRAILING_LEAD_INS = True
+"""Whether a sentence ending in ":" is kept from coming after a quote as its reading context
+(a back-reference) or its neighbour (stop 60). False: taken as any sentence, as before
+(scripts/record_answers_for_judging.py --no-trailing-lead-ins)."""
+
+
 def reading_context(text: str, units: Sequence[Span], span: Span,
                     ) -> tuple[Span | None, Span | None]:
     """The sentences a quote cannot be read without: the one before it when it opens with
@@ -977,7 +991,8 @@ def reading_context(text: str, units: Sequence[Span], span: Span,
             _next_to(text, units[at - 1], span):
         before = units[at - 1]
     if at + 1 < len(units) and _BACK_REFERENCE.match(units[at + 1].text) and \
-            _next_to(text, span, units[at + 1]) and code_after(text, span) is None:
+            _next_to(text, span, units[at + 1]) and code_after(text, span) is None and \
+            not _leads_on(units[at + 1]):
         after = units[at + 1]
     return before, after
 
@@ -2062,7 +2077,7 @@ def _neighbour(text: str, units: Sequence[Span], span: Span, side: int, taken: s
         a, b = (other, span) if side < 0 else (span, other)
         if (not _next_to(text, a, b) or text[a.end:b.start].strip() or not _ENDS_STATEMENT.search(a.text)
                 or list_item_at(text, a) or list_item_at(text, b)
-                or code_after(text, other) is not None):
+                or code_after(text, other) is not None or (side > 0 and _leads_on(other))):
             return None                  # (only what excerpts joins into the quote's unit: a
             #                              C comment's next line behind its " * " is not)
         if other.start not in taken:
