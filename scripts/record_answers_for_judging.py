@@ -92,6 +92,9 @@ SWITCHES = {
     "--no-trailing-lead-ins": (("extract.TRAILING_LEAD_INS",), "a sentence ending in \":\" (\"These cache "
                                "entries are:\") taken after a quote as its reading context or neighbour, "
                                "as before stop 60 (extract.TRAILING_LEAD_INS off)"),
+    "--no-term-blocks": (("extract.READ_TERM_BLOCKS",), "an indented definition list under a lead-in "
+                         "(\"%f:\" over \"a day of the month\") read as the lead-in's code block, as "
+                         "before stop 60 (extract.READ_TERM_BLOCKS off)"),
     "--no-brackets": (("lexical.READ_BRACKETS",), "a stop inside brackets (\"set(... CACHE ...) call\") "
                       "ending a sentence, as before stop 59 (lexical.READ_BRACKETS off)"),
 }

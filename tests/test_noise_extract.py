@@ -259,6 +259,23 @@ def test_a_code_block_that_spaces_its_statements_is_quoted_whole():
     assert code_after(two, sentence_spans(two)[0]).text == "# cd ./source; cp -a . /dest"
 
 
+def test_a_definition_list_under_a_lead_in_is_no_code_block():
+    """zsh's prompt escapes as the HTML reader writes them: a sentence ending in ":" over an
+    indented definition list. Its first term, "%f:", was quoted alone as the sentence's code
+    (zsh-034, judged noise); code ending in ":" with its body right under it, or code after
+    the blank line, is still code."""
+    from localrag.answering.generate.extract import code_after
+
+    text = ("    Various zsh extensions provide numbers with no leading zero or space if the number "
+            "is a single digit:\n\n    %f:\n\n        a day of the month\n\n    %K:\n\n"
+            "        the hour of the day on the 24-hour clock\n")
+    assert code_after(text, sentence_spans(text)[0]) is None
+    python = "Define it like this:\n\n    def area(r):\n        return 3.14 * r * r\n"
+    assert code_after(python, sentence_spans(python)[0]).text == "def area(r):\n    return 3.14 * r * r"
+    spaced = "The class looks like this:\n\n    class Point:\n\n        x: int = 0\n"
+    assert code_after(spaced, sentence_spans(spaced)[0]) is not None
+
+
 def test_a_quote_comes_with_the_sentences_it_cannot_be_read_without():
     """git-bisect.txt's wording: "They make it stop ..." is chosen; the sentence it refers
     back to comes before it, and a following "Otherwise ..." after it, both from the same

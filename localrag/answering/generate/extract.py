@@ -419,6 +419,28 @@ def _reads_as_code(lines: list[str], body: list[int], coded: Callable[[str], boo
         2 * sum(coded(x) for x in words) >= len(words)
 
 
+def _definition_term(lines: list[str], at: int) -> bool:
+    """lines[at] is a definition list's term, not a line of code: a term line (_term_line)
+    with a blank line under it and, under that, a description in words indented deeper
+    (zsh's "%f:" over "a day of the month", as the HTML reader writes a <dt> and its <dd>).
+    Code ending in ":" ("def f(x):", "if x:") has its body right under it, or code after
+    the blank line."""
+    k = at + 1
+    if k >= len(lines) or lines[k].strip():
+        return False
+    while k < len(lines) and not lines[k].strip():
+        k += 1
+    return k < len(lines) and _term_line(lines[at], lines[k]) and not is_code(lines[k])
+
+
+READ_TERM_BLOCKS = True
+"""Whether an indented definition list under a sentence ending in ":" ("Various zsh
+extensions provide numbers with no leading zero or space if the number is a single digit:"
+over "%f:" and "a day of the month") is read as no code block (stop 60: its first term was
+quoted alone as the sentence's code, "%f:", judged noise, zsh-034). False: read as before
+(scripts/record_answers_for_judging.py --no-term-blocks)."""
+
+
 def code_after(text: str, span: Span) -> Span | None:
     """The code block that the sentence `span` of `text` introduces, or None.
 
@@ -499,6 +521,8 @@ def code_after(text: str, span: Span) -> Span | None:
                 or not _reads_as_code(lines, body, is_code)):
             return None                # an indented list or paragraph, not code
     first, last = body[0], body[-1]
+    if READ_TERM_BLOCKS and _definition_term(lines, first):
+        return None                    # "%f:" over "a day of the month": a definition list
     block = lines[first:last + 1]
     depth = min(indent_width(x) for x in block if x.strip())
     shown = [_CALLOUT.sub("", x).rstrip() for x in dedent_lines(block, depth)]
