@@ -154,8 +154,10 @@ def test_a_quote_quoted_already_beside_the_answer_passes_its_neighbour_on():
 
 
 # CMake's cross-compiling guide: a sentence, then a lead-in to a list of terms (cmake-017)
+# (its terms written without ":", so that the lead-in stays quotable: with them the list is
+# a definition list, and a lead-in of prose with no code after it is no candidate at all)
 CMAKE_TRY_RUN = ("If that is the case, it will not try to run the executable. Instead it will create cache "
-                 "variables which must be filled by the user. These cache entries are:\n\n<runResultVar>:\n\n"
+                 "variables which must be filled by the user. These cache entries are:\n\n<runResultVar>\n\n"
                  "    Exit code if the executable were to be run on the target platform.\n")
 
 
