@@ -26,6 +26,7 @@ _ENDING_ABBREVIATIONS = {"etc", "inc", "ltd", "corp", "al", "usw"}
 _OPENERS = "([{\"'‘“«"
 # ... and that may close a sentence after its stop: 'He said "go."', "(See below.)"
 _CLOSERS = "\"')]’”"
+_QUOTE_CLOSERS = "\"'’”"      # ... of them, the quotes (READ_QUOTED_STOPS)
 # Titles are capitalised but say nothing about which person is meant.
 _TITLES = {"dr", "mr", "mrs", "ms", "prof", "sir", "madam"}
 # What ends a sentence: besides ". ! ?", the danda (Hindi, Bengali, ...), "؟" (Arabic,
@@ -127,7 +128,7 @@ def split_sentences(text: str) -> list[str]:
             elif _inside_brackets(line, start, end):
                 continue                       # "If a set(... CACHE ...) call in the -C file"
             elif (m.group(1) is not None and READ_QUOTED_STOPS
-                  and set(line[m.start():m.start(1)]) & set("\"'’”")
+                  and any(ch in _QUOTE_CLOSERS for ch in line[m.start():m.start(1)])
                   and line[m.end():m.end() + 1].islower()):
                 continue                       # 'He shouted "Go!" and left': a stop inside
                 #                                quotes that the sentence goes on after
