@@ -18,6 +18,7 @@ from indexer.bm25 import STOPWORDS
 from indexer.bm25 import words as bm25_words
 from indexer.records import Passage
 from indexer.store import Store
+from indexer.term_lines import defining_passages
 from indexer.vectors import VectorIndex
 
 RRF_K = 60          # the usual constant: damps the head of each list
@@ -293,6 +294,11 @@ def rerank_judged(judge: PassageJudge, query: str, fused: list[tuple[int, float]
     return order + [cid for cid, _ in fused if cid not in done], scores
 
 
+PIN_DEFINED = True
+"""The passages among the first DEPTH that define the query's named term (a definition
+list's term line: indexer/term_lines.py) are pinned after BM25's winners."""
+
+
 def hybrid_search(store: Store, vectors: VectorIndex | None, query_vec, query: str, *, k: int,
                   ranker=None, embed=None, rerank_depth: int = RERANK_DEPTH,  # noqa: ANN001
                   judge: PassageJudge | None = None, judge_depth: int = JUDGE_DEPTH,
@@ -311,12 +317,20 @@ def hybrid_search(store: Store, vectors: VectorIndex | None, query_vec, query: s
     if judging and vectors is not None:
         again = feedback_dense(vectors, query_vec, fused, depth, weight=feedback)
         if again is not None:
-            fused = fuse(again, lexical, pinned=pins, alpha=alpha)
+            dense = again
+            fused = fuse(dense, lexical, pinned=pins, alpha=alpha)
     candidates = [cid for cid, _ in fused[:depth]]
     reranking = not judging and ranker is not None and embed is not None and rerank_depth > 0 \
         and query_vec is not None
     want = max(k + 10, 2 * k, rerank_depth if reranking else 0, judge_depth if judging else 0)
-    rows = store.fetch_chunks(candidates[:want])
+    rows = store.fetch_chunks(candidates[:max(want, depth) if PIN_DEFINED else want])
+    if PIN_DEFINED:
+        defined = [cid for cid in defining_passages(query, {cid: rows[cid][3] for cid in candidates
+                                                            if cid in rows}) if cid not in pins]
+        if defined:
+            pins = pins + defined
+            fused = fuse(dense, lexical, pinned=pins, alpha=alpha)
+            candidates = [cid for cid, _ in fused[:depth]]
     scores = dict(fused)
     if judging:
         candidates, judged = rerank_judged(judge, query, fused[:depth], rows, depth=judge_depth,

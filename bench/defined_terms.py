@@ -1,0 +1,131 @@
+"""Issue 17, point 3: the passage that defines what a lookup names, pinned (search.PIN_DEFINED,
+indexer/term_lines.py). Prints figures, asserts nothing.
+
+    python bench/defined_terms.py [--corpora zsh,apache,cmake,...]
+
+The shipped search (Index.search with the product's passage judge over the bench index,
+python bench/bench_retrieval.py --corpora C --build-only) run with the pin off and on, side
+by side, question by question: recall@5 by the key-phrase rule on the natural questions and
+the exact lookups, every question that moves named, and the search's time with each (p50,
+one warm process; the pin reads the first 50 passages' term lines).
+
+    python bench/defined_terms.py --choose-lookup-words [--corpora ...]
+
+chooses term_lines.LOOKUP_WORDS: at each count, how many of the corpora's exact lookups
+have more content words and how many natural questions as few (no index needed); the
+default corpora are the training ones (zsh, apache and cmake left out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from retrieval_data import corpus, norm, questions  # noqa: E402
+
+CORPORA = "kernel,git,postgres,debref,flask,ccode,ccode2,ccode3,ccode4,ccode5,ccode6,pycode4,zsh,apache,cmake"
+TRAINING = ("kernel,git,postgres,debref,flask,rust,vim,ccode,ccode2,ccode4,ccode5,ccode6,pycode,pycode2,"
+            "pycode3,pycode4")
+
+
+def choose_lookup_words(names: list[str]) -> None:
+    from indexer.term_lines import is_lookup
+
+    qs: dict[str, list[str]] = {"natural": [], "exact": []}
+    for n in names:
+        try:
+            got = {w: [q.question for q in questions(corpus(n), w)] for w in qs}
+        except SystemExit as e:     # its documentation package is not installed here
+            print(f"{n} left out: {e}")
+            continue
+        for w in qs:
+            qs[w] += got[w]
+    print(f"{len(qs['exact'])} exact lookups and {len(qs['natural'])} natural questions")
+    for most in range(2, 8):
+        long_lookups = sum(not is_lookup(q, most=most) for q in qs["exact"])
+        short_questions = sum(is_lookup(q, most=most) for q in qs["natural"])
+        print(f"  at most {most} content words: {long_lookups} lookups read as questions, "
+              f"{short_questions} questions as lookups: {long_lookups + short_questions} misread")
+
+
+def main() -> None:
+    from bench_relevance import index_dir
+    from bench_retrieval import LocalIndex
+    from sentence_rerank import PassageScorer
+
+    from indexer import search
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpora", default="")
+    ap.add_argument("--choose-lookup-words", action="store_true")
+    ap.add_argument("--k", type=int, default=5)
+    ap.add_argument("--model-dir", default=str(HERE.parent / "indexer" / "data" / "relevance"))
+    args = ap.parse_args()
+    if args.choose_lookup_words:
+        choose_lookup_words((args.corpora or TRAINING).split(","))
+        return
+    args.corpora = args.corpora or CORPORA
+    scorer = PassageScorer(args.model_dir)
+    total = {w: [0, 0, 0] for w in ("natural", "exact")}   # questions, found off, found on
+    pin_ms: list[float] = []
+    for name in args.corpora.split(","):
+        local = LocalIndex(index_dir(name), "onnx-int8")
+        line = []
+        for which in ("natural", "exact"):
+            qs = questions(corpus(name), which)
+            if not qs:
+                continue
+            found = {False: 0, True: 0}
+            moved = []
+            for q in qs:
+                key = norm(q.key_phrase)
+                hit = {}
+                for pin in (False, True):
+                    search.PIN_DEFINED = pin
+                    got = local.idx.search(q.question, k=args.k, judge=scorer)
+                    hit[pin] = any(local.rel(p.path) == q.file and key in norm(p.text) for p in got)
+                    found[pin] += hit[pin]
+                pin_ms.append(pin_cost(local, q.question))
+                if hit[False] != hit[True]:
+                    moved.append(f"{'+' if hit[True] else '-'}{q.id}")
+            total[which][0] += len(qs)
+            total[which][1] += found[False]
+            total[which][2] += found[True]
+            line.append(f"{which} {found[False]} -> {found[True]} of {len(qs)}"
+                        + (f" ({' '.join(moved)})" if moved else ""))
+        search.PIN_DEFINED = True
+        local.idx.close()
+        print(f"{name}: " + "; ".join(line), flush=True)
+    for which, (n, off, on) in total.items():
+        print(f"all {which}: recall@{args.k} {off}/{n} ({off / max(n, 1):.3f}) -> {on}/{n} ({on / max(n, 1):.3f})")
+    print(f"the pin's own work (the first {search.DEPTH} fused passages fetched and read): p50 "
+          f"{statistics.median(pin_ms or [0]):.1f} ms, p90 {statistics.quantiles(pin_ms, n=10)[-1]:.1f} ms a query")
+
+
+def pin_cost(local, query: str) -> float:  # noqa: ANN001
+    """Milliseconds of what the pin adds to a search: fetching the fused top DEPTH (the
+    search fetches its top 20 anyway) and reading their term lines."""
+    from indexer import search
+    from indexer.term_lines import defining_passages
+
+    v = local.idx.embedder.encode([query])[0]
+    dense, lexical = search.scored_rankings(local.vectors, v, query, search.DEPTH)
+    fused = search.fuse(dense, lexical, alpha=search.ALPHA)
+    ids = [cid for cid, _ in fused[:search.DEPTH]]
+    t0 = time.perf_counter()
+    rows = local.idx.store.fetch_chunks(ids)
+    defining_passages(query, {cid: rows[cid][3] for cid in ids if cid in rows})
+    return 1000 * (time.perf_counter() - t0)
+
+
+if __name__ == "__main__":
+    main()
