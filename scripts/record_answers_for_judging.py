@@ -92,6 +92,12 @@ SWITCHES = {
     "--no-trailing-lead-ins": (("extract.TRAILING_LEAD_INS",), "a sentence ending in \":\" (\"These cache "
                                "entries are:\") taken after a quote as its reading context or neighbour, "
                                "as before stop 60 (extract.TRAILING_LEAD_INS off)"),
+    "--no-flag-names": (("extract.READ_FLAG_NAMES",), "a term line naming an option by its flag "
+                        "(\"-N file:\") taken as named by a sentence that says its argument's word, as "
+                        "before stop 61 (extract.READ_FLAG_NAMES off)"),
+    "--no-lookup-definitions": (("extract.LOOKUP_DEFINITIONS_FIRST",), "a lookup's answer in the "
+                                "combination's order, the definition it looks up not first, as before "
+                                "stop 61 (extract.LOOKUP_DEFINITIONS_FIRST off)"),
     "--no-term-blocks": (("extract.READ_TERM_BLOCKS",), "an indented definition list under a lead-in "
                          "(\"%f:\" over \"a day of the month\") read as the lead-in's code block, as "
                          "before stop 60 (extract.READ_TERM_BLOCKS off)"),

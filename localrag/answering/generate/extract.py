@@ -735,6 +735,10 @@ def _names_itself(subject: str, sentence: str) -> bool:
     "pattern:pattern", "bg=colour", psql's "-p port --port=port"), is named only by the
     form itself: "Gives a zsh pattern for directories ..." says "pattern" but not which
     setting it describes."""
+    flags = _FLAG.findall(_OPTIONAL.sub("", subject)) if READ_FLAG_NAMES else []
+    if flags:                            # "-N file:": named only by its flag ("true if file
+        return any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", sentence)   # exists ...")
+                   for f in flags)       # says "file", not which test)
     if _capitals_term(subject):          # "IF EXISTS:": named only in capitals ("if the
         return all(re.search(rf"(?<![A-Za-z0-9_]){w}(?![A-Za-z0-9_])", sentence)   # index does
                    for w in re.findall(r"[A-Z][A-Z0-9_]*", subject))               # not exist")
@@ -749,6 +753,16 @@ def _names_itself(subject: str, sentence: str) -> bool:
     return names <= said if len(names) <= 4 else bool(names & said)   # a long line: any word
 
 
+READ_FLAG_NAMES = True
+_FLAG = re.compile(r"(?<!\S)--?[A-Za-z][\w-]*")   # at a word's start: not "file(-s)"
+_OPTIONAL = re.compile(r"\[[^\]]*\]")   # "-R [ -c ] [ string ... ]": -c is no name of the line
+"""A term line that names an option by its flag ("-N file:", "-o option_name:", "--depth
+<depth>:") is named by a sentence only where the sentence holds the flag: the words beside
+it are its argument, which the description mentions ("true if file exists and its access
+time is not newer than its modification time" under "-N file:", one of zsh's 24 file tests
+that all say "true if file exists"). A flag in brackets is an optional part, not the name
+("-R [ -c ] ..."; "--[no-]signed" is "--signed"). Before, such a sentence was quoted
+without its flag."""
 _FORM_MARK = re.compile(r"\w[:=]\w")
 """A word joined to a word by ":" or "=": a term line that is a form to type ("pattern:pattern",
 "bg=colour"), not a name in words."""
@@ -1677,6 +1691,8 @@ def choose_quotes(question: str, passages: Sequence[str], embed: Embed, *,
     model = [max(next(read) for _ in r) for r in readings]   # the best reading of each
     said = answer_probabilities(question, passages, titles, [candidates[k] for k in pool],
                                 [feats[k] for k in pool], [probs[k] for k in pool], model, leads=leads)
+    if LOOKUP_DEFINITIONS_FIRST:
+        said = definitions_first(question, passages, [candidates[k] for k in pool], said, leads=leads)
     best = list(unread)
     for k, p in zip(pool, said):
         i = candidates[k].passage
@@ -1685,6 +1701,41 @@ def choose_quotes(question: str, passages: Sequence[str], embed: Embed, *,
     chosen = pick_quotes(question, passages, [candidates[k] for k in pool], said,
                          max_quotes=max_quotes, split=split, leads=leads)
     return QuoteChoice([replace(q, answers=q.score) for q in chosen], best)
+
+
+LOOKUP_DEFINITIONS_FIRST = True
+"""For a lookup (indexer.term_lines.is_lookup: "setopt pathdirs", "what does [[ -N file ]]
+test?"), the sentences described by the term line that names what it looks up come first,
+just above the best probability of the answer's candidates: search pins their passage
+(search.PIN_DEFINED), and the description under the name is the answer. The relevance
+model and the scorer do not read a flag's or an identifier's spelling ("-N" is a letter to
+a word tokenizer), and ranked "In each of the above expressions, if file is of the form
+‘/dev/fd/n’ ..." above "-N file: true if file exists and its access time is not newer than
+its modification time." (bench/other_languages.py --which exact --quotes
+--quotes-with-model)."""
+
+
+def definitions_first(question: str, passages: Sequence[str], candidates: Sequence[Candidate],
+                      said: Sequence[float], *, leads: Sequence[str] | None = None) -> list[float]:
+    """`said` (each candidate's probability of answering) with the candidates whose subject
+    names what the lookup `question` names (the longest such name: term_lines.match_length)
+    raised just above the best of them; unchanged for a question that is no lookup."""
+    from indexer import term_lines
+
+    said = list(said)
+    if not said or not term_lines.is_lookup(question):
+        return said
+    tokens = term_lines.query_tokens(question)
+    lengths = []
+    for c in candidates:
+        subject = subject_of(passages[c.passage], c.span, leads[c.passage] if leads else "")
+        line = subject.text.strip().rstrip(":") + ":" if subject is not None else ""
+        lengths.append(term_lines.match_length(tokens, line) if line else 0)
+    longest = max(lengths, default=0)
+    if longest == 0:
+        return said
+    top = max(said) + 1e-6               # above the best, ties among them to the scorer's order
+    return [top if n == longest else p for p, n in zip(said, lengths)]
 
 
 ANSWER_COMBINATION = {"model": 0.2372, "model_below_best": 0.1252, "scorer": 0.1503,
