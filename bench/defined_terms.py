@@ -9,6 +9,13 @@ by side, question by question: recall@5 by the key-phrase rule on the natural qu
 the exact lookups, every question that moves named, and the search's time with each (p50,
 one warm process; the pin reads the first 50 passages' term lines).
 
+    python bench/defined_terms.py --quotes [--corpora ...]
+
+the answer side (extract.LOOKUP_DEFINITIONS_FIRST): for each exact lookup whose five passages
+(the shipped search's) hold its key phrase, whether the first quote the answer path picks
+(choose_quotes with the relevance model) holds it, and whether any quote does, with the
+lookup's definition first and without, side by side.
+
     python bench/defined_terms.py --choose-lookup-words [--corpora ...]
 
 chooses term_lines.LOOKUP_WORDS: at each count, how many of the corpora's exact lookups
@@ -67,6 +74,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpora", default="")
     ap.add_argument("--choose-lookup-words", action="store_true")
+    ap.add_argument("--quotes", action="store_true", help="the answer side: the first quote of each lookup")
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--model-dir", default=str(HERE.parent / "indexer" / "data" / "relevance"))
     args = ap.parse_args()
@@ -75,6 +83,9 @@ def main() -> None:
         return
     args.corpora = args.corpora or CORPORA
     scorer = PassageScorer(args.model_dir)
+    if args.quotes:
+        lookup_quotes(args.corpora.split(","), scorer, args.k)
+        return
     total = {w: [0, 0, 0] for w in ("natural", "exact")}   # questions, found off, found on
     pin_ms: list[float] = []
     for name in args.corpora.split(","):
@@ -109,6 +120,45 @@ def main() -> None:
         print(f"all {which}: recall@{args.k} {off}/{n} ({off / max(n, 1):.3f}) -> {on}/{n} ({on / max(n, 1):.3f})")
     print(f"the pin's own work (the first {search.DEPTH} fused passages fetched and read): p50 "
           f"{statistics.median(pin_ms or [0]):.1f} ms, p90 {statistics.quantiles(pin_ms, n=10)[-1]:.1f} ms a query")
+
+
+def lookup_quotes(names: list[str], scorer, k: int) -> None:  # noqa: ANN001
+    from bench_relevance import index_dir
+    from bench_retrieval import LocalIndex
+
+    from localrag.answering.generate import extract
+
+    total = [0, 0, 0, 0, 0]   # held, first off, first on, any off, any on
+    for name in names:
+        local = LocalIndex(index_dir(name), "onnx-int8")
+        counts = [0, 0, 0, 0, 0]
+        moved = []
+        for q in questions(corpus(name), "exact"):
+            got = local.idx.search(q.question, k=k, judge=scorer)
+            texts = [p.text for p in got]
+            key = norm(q.key_phrase)
+            if not any(key in norm(t) for t in texts):
+                continue
+            counts[0] += 1
+            first = {}
+            for on in (False, True):
+                extract.LOOKUP_DEFINITIONS_FIRST = on
+                choice = extract.choose_quotes(q.question, texts, local.idx.embedder.encode,
+                                               answers=scorer.model.probabilities,
+                                               titles=[p.title for p in got])
+                spans = [norm(x.span.text) for x in choice.quotes]
+                first[on] = bool(spans) and key in spans[0]
+                counts[1 + on] += first[on]
+                counts[3 + on] += any(key in s for s in spans)
+            if first[False] != first[True]:
+                moved.append(f"{'+' if first[True] else '-'}{q.id}")
+        extract.LOOKUP_DEFINITIONS_FIRST = True
+        local.idx.close()
+        total = [a + b for a, b in zip(total, counts)]
+        print(f"{name}: of {counts[0]} lookups whose five passages hold the key phrase, the first quote "
+              f"holds it {counts[1]} -> {counts[2]}, a quote {counts[3]} -> {counts[4]}"
+              + (f" ({' '.join(moved)})" if moved else ""), flush=True)
+    print(f"all: of {total[0]}, first quote {total[1]} -> {total[2]}, a quote {total[3]} -> {total[4]}")
 
 
 def pin_cost(local, query: str) -> float:  # noqa: ANN001

@@ -18,7 +18,7 @@ from indexer.bm25 import STOPWORDS
 from indexer.bm25 import words as bm25_words
 from indexer.records import Passage
 from indexer.store import Store
-from indexer.term_lines import defining_passages
+from indexer.term_lines import defining_passages, is_lookup
 from indexer.vectors import VectorIndex
 
 RRF_K = 60          # the usual constant: damps the head of each list
@@ -323,8 +323,9 @@ def hybrid_search(store: Store, vectors: VectorIndex | None, query_vec, query: s
     reranking = not judging and ranker is not None and embed is not None and rerank_depth > 0 \
         and query_vec is not None
     want = max(k + 10, 2 * k, rerank_depth if reranking else 0, judge_depth if judging else 0)
-    rows = store.fetch_chunks(candidates[:max(want, depth) if PIN_DEFINED else want])
-    if PIN_DEFINED:
+    pinning = PIN_DEFINED and is_lookup(query)
+    rows = store.fetch_chunks(candidates[:max(want, depth) if pinning else want])
+    if pinning:
         defined = [cid for cid in defining_passages(query, {cid: rows[cid][3] for cid in candidates
                                                             if cid in rows}) if cid not in pins]
         if defined:

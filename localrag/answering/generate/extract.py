@@ -754,8 +754,6 @@ def _names_itself(subject: str, sentence: str) -> bool:
 
 
 READ_FLAG_NAMES = True
-_FLAG = re.compile(r"(?<!\S)--?[A-Za-z][\w-]*")   # at a word's start: not "file(-s)"
-_OPTIONAL = re.compile(r"\[[^\]]*\]")   # "-R [ -c ] [ string ... ]": -c is no name of the line
 """A term line that names an option by its flag ("-N file:", "-o option_name:", "--depth
 <depth>:") is named by a sentence only where the sentence holds the flag: the words beside
 it are its argument, which the description mentions ("true if file exists and its access
@@ -763,6 +761,8 @@ time is not newer than its modification time" under "-N file:", one of zsh's 24 
 that all say "true if file exists"). A flag in brackets is an optional part, not the name
 ("-R [ -c ] ..."; "--[no-]signed" is "--signed"). Before, such a sentence was quoted
 without its flag."""
+_FLAG = re.compile(r"(?<!\S)--?[A-Za-z][\w-]*")   # at a word's start: not "file(-s)"
+_OPTIONAL = re.compile(r"\[[^\]]*\]")   # "-R [ -c ] [ string ... ]": -c is no name of the line
 _FORM_MARK = re.compile(r"\w[:=]\w")
 """A word joined to a word by ":" or "=": a term line that is a form to type ("pattern:pattern",
 "bg=colour"), not a name in words."""
@@ -1734,7 +1734,7 @@ def definitions_first(question: str, passages: Sequence[str], candidates: Sequen
     longest = max(lengths, default=0)
     if longest == 0:
         return said
-    top = max(said) + 1e-6               # above the best, ties among them to the scorer's order
+    top = min(max(said) + 1e-6, 1.0)     # above the best, ties among them to the scorer's order
     return [top if n == longest else p for p, n in zip(said, lengths)]
 
 
