@@ -31,6 +31,18 @@ In each of the above expressions, if file is of the form ‘/dev/fd/n’, where 
 then the test applied to the open file whose descriptor number is n, even if the underlying \
 system does not support the /dev/fd directory.
 
+-t fd:
+
+    true if file descriptor number fd is open and associated with a terminal device.
+
+-D:
+
+    controls default completion behavior for the arguments of commands not assigned any special behavior.
+
+VALUE <name>:
+
+    Request the data stored in value named <name>.
+
 -R [ -c ] [ display-string ] [ string ... ]:
 
     If no strings are given but the -c option is used such a list is cleared.
@@ -48,6 +60,11 @@ def _span(text: str, opening: str) -> extract.Span:
 @pytest.mark.parametrize("opening, subject", [
     ("true if file exists and its access", "-N file:"),
     ("true if file exists and is writable", "-w file:"),
+    # a flag alone, or with an argument of two letters, is a name all the same
+    ("true if file descriptor number fd", "-t fd:"),
+    ("controls default completion behavior", "-D:"),
+    # a placeholder is the keyword's argument: "value named <name>" does not name VALUE
+    ("Request the data stored in value named", "VALUE <name>:"),
     # a flag in brackets is an optional part of the line, not its name
     ("If no strings are given", "-R [ -c ] [ display-string ] [ string ... ]:"),
 ])
@@ -60,7 +77,9 @@ def test_a_sentence_that_writes_the_flag_names_it_itself(monkeypatch):
     assert subject_of(ZSH_TESTS, _span(ZSH_TESTS, "In some cases it is worth typing -W")) is None
     # before: the argument's word in the sentence counted as naming the line
     monkeypatch.setattr(extract, "READ_FLAG_NAMES", False)
-    assert subject_of(ZSH_TESTS, _span(ZSH_TESTS, "true if file exists and its access")) is None
+    for opening in ("true if file exists and its access", "true if file descriptor number fd",
+                    "controls default completion behavior", "Request the data stored in value named"):
+        assert subject_of(ZSH_TESTS, _span(ZSH_TESTS, opening)) is None, opening
 
 
 def _hash_embed(texts: Sequence[str]):  # noqa: ANN202

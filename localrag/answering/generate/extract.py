@@ -735,6 +735,10 @@ def _names_itself(subject: str, sentence: str) -> bool:
     "pattern:pattern", "bg=colour", psql's "-p port --port=port"), is named only by the
     form itself: "Gives a zsh pattern for directories ..." says "pattern" but not which
     setting it describes."""
+    if READ_FLAG_NAMES:                  # "VALUE <name>:", "RETURN_VALUE <result-var>:": the
+        bare = _ARGUMENT.sub(" ", subject)   # placeholders are its arguments, not its name
+        if _subject_words(bare) or _capitals_term(bare) or _FLAG.search(bare):
+            subject = bare
     flags = _FLAG.findall(_OPTIONAL.sub("", subject)) if READ_FLAG_NAMES else []
     if flags:                            # "-N file:": named only by its flag ("true if file
         return any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", sentence)   # exists ...")
@@ -759,9 +763,13 @@ READ_FLAG_NAMES = True
 it are its argument, which the description mentions ("true if file exists and its access
 time is not newer than its modification time" under "-N file:", one of zsh's 24 file tests
 that all say "true if file exists"). A flag in brackets is an optional part, not the name
-("-R [ -c ] ..."; "--[no-]signed" is "--signed"). Before, such a sentence was quoted
-without its flag."""
+("-R [ -c ] ..."; "--[no-]signed" is "--signed"). A lone flag ("-D:") or a flag with a
+short argument ("-t fd:") is a name as well, though it holds no word of three letters; and a
+placeholder is an argument, not the name: "Request the data stored in value named <name>."
+does not name CMake's "VALUE <name>:" (nor "Store in the <result-var> variable ..."
+"RETURN_VALUE <result-var>:"). Before, such sentences were quoted without their name."""
 _FLAG = re.compile(r"(?<!\S)--?[A-Za-z][\w-]*")   # at a word's start: not "file(-s)"
+_ARGUMENT = re.compile(r"<[^<>\n]*>")   # "<name>", "<result-var>": a placeholder
 _OPTIONAL = re.compile(r"\[[^\]]*\]")   # "-R [ -c ] [ string ... ]": -c is no name of the line
 _FORM_MARK = re.compile(r"\w[:=]\w")
 """A word joined to a word by ":" or "=": a term line that is a form to type ("pattern:pattern",
@@ -943,7 +951,7 @@ def _term_subject(text: str, span: Span, lead: str) -> Span | None:
     names = " ".join(x[2] for x in lines)
     one_word = (len(lines) == 1 and re.fullmatch(r"(?:\*\*)?[a-z]+(?:\*\*)?", first) is not None
                 and indent_width(_line_at(text, end + 1)) > indent_width(_line_at(text, start)))
-    if not (_subject_words(names) or _capitals_term(names)) or (
+    if not (_subject_words(names) or _capitals_term(names) or (READ_FLAG_NAMES and _FLAG.search(names))) or (
             _names_itself(names, span.text) and not one_word
             and not (READ_POINTING_BACK and _POINTS_BACK.match(span.text))):
         return None                      # the sentence names its subject itself (a term of
