@@ -1,6 +1,7 @@
 """Hybrid retrieval: HNSW (dense) and BM25 over every query term (indexer/bm25.py),
 fused by score (or weighted reciprocal rank), with BM25's clear winners (exact matches of
-a rare term) pinned first, the dense side searched again with the first passages'
+a rare term) pinned first and a lookup's definition after them (indexer/term_lines.py),
+the dense side searched again with the first passages'
 feedback; reordered by the relevance model's judge (or the learned ranker).
 
 `fts_query` / `selective_fts_query` build FTS5 queries; search no longer uses them (the
