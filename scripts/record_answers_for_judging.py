@@ -1,6 +1,7 @@
 """Answers of the corpora left out, for annotators to judge (issue 17's answer targets).
 
-For each natural question of a corpus (bench/data/retrieval/<corpus>.jsonl) it asks
+For each natural question of a corpus (bench/data/retrieval/<corpus>.jsonl; with --which exact
+each exact lookup, exact-<corpus>.jsonl, into answers-<corpus>-exact-<tag>.jsonl) it asks
 localrag as a person would (the default instruct model, mode always, each question in a
 fresh chat) over the bench's index of that corpus, and writes every unit shown with its
 mark, role, citation and the cited passage:
@@ -111,6 +112,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpora", default="postgres,debref")
     ap.add_argument("--rerank", default="off", choices=["on", "off"], help="the learned ranker (off: the default)")
+    ap.add_argument("--which", default="natural", choices=["natural", "exact"],
+                    help="the question class: natural questions (answers-<corpus>-<tag>.jsonl) or "
+                    "the exact lookups (answers-<corpus>-exact-<tag>.jsonl)")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--skip", type=int, default=0,
                     help="pass over the first N questions (zsh's 48 later ones: --skip 24)")
@@ -146,7 +150,7 @@ def main() -> None:
             setattr(modules[module], constant, not getattr(args, flag[2:].replace("-", "_")))
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     for name in args.corpora.split(","):
-        qs = questions(corpus(name), "natural")[args.skip:]
+        qs = questions(corpus(name), args.which)[args.skip:]
         if args.limit:
             qs = qs[:args.limit]
         if args.questions:
@@ -155,7 +159,7 @@ def main() -> None:
         if not (data_dir / "build.json").exists():
             raise SystemExit(f"no index in {data_dir}")
         suffix = ("" if args.rerank == "off" else "-rerank") + (f"-{args.tag}" if args.tag else "")
-        out = OUT_DIR / f"answers-{name}{suffix}.jsonl"
+        out = OUT_DIR / f"answers-{name}{'-exact' if args.which == 'exact' else ''}{suffix}.jsonl"
         if out.exists() and not args.force:
             raise SystemExit(f"{out} exists (an earlier round, perhaps judged): choose another "
                              f"--tag, or --force to record it again")
