@@ -18,8 +18,8 @@ from instruct_fixtures import CASES, embed  # noqa: F401
 from localrag.answering.judge import lexical
 from critic_evaluation import auc, auc_noise_bound, format_figures, load_cases, measure_critic
 from localrag.answering.judge.critics import (MEASURE_COMMAND, MEASURED, CompositeCritic, EmbeddingCritic,
-                              SupportJudgement, choose_critic, guard_label, model_key,
-                              ordinal_support, trusted)
+                              SupportJudgement, SupportRules, choose_critic, guard_label, model_key,
+                              ordinal_support, trusted, whole_statement)
 from localrag.answering.judge.model_critic import ModelCritic, first_token_ids
 from models.scripted import ScriptedModel
 
@@ -106,6 +106,53 @@ def test_embedding_critic_catches_a_wrong_number(embed):  # noqa: F811
     (copy,) = critic.support(["Passport expires 2027-08-19; renew six months before travel."],
                              note)
     assert copy.label == "fully"
+
+
+_ZLE = ("zle_bracketed_paste\nMany terminal emulators have a feature that allows applications to "
+        "identify when text is pasted into the terminal. This option is used to enable bracketed "
+        "paste when ZLE is active and disable it at other times. Unsetting the parameter has the "
+        "effect of ensuring that bracketed paste remains disabled.")
+_CMAKE = ("For single configuration generators like Makefile Generators and Ninja, the "
+          "configuration is specified at configure time by the CMAKE_BUILD_TYPE variable.")
+_APACHE = ("QUERY_STRING\nThe QUERY_STRING variable is set to anything that appears after a "
+           "question mark (?)\nat the end of a requested URL.")
+
+
+@pytest.mark.parametrize("sentence, passage", [
+    # SmolLM2 calls the passage "the note" (the prompt's word) and swaps the subject in
+    ("This note is used to enable bracketed paste when ZLE is active and disable it at other times.", _ZLE),
+    # the condition the passage states it under, dropped
+    ("The configuration is specified at configure time by the CMAKE_BUILD_TYPE variable.", _CMAKE),
+    # the rest of a sentence cut by a line break
+    ("at the end of a requested URL.", _APACHE),
+])
+def test_a_near_copy_is_not_fully_supported(embed, sentence, passage):  # noqa: F811
+    """A model sentence is "fully" supported only when it says one whole sentence of the
+    passage (SupportRules.full_whole): copying most of one is how SmolLM2 says something
+    the passage does not (stop 62: its "fully" sentences were judged supported 0.76 of the
+    time in the answer rounds, 0.96-0.98 with the rule). Each is "fully" by the copy rule
+    alone, which this test checks too, so it fails without the rule."""
+    (alone,) = EmbeddingCritic(embed, rules=SupportRules(full_whole=False)).support([sentence], passage)
+    assert alone.label == "fully"
+    (judged,) = EmbeddingCritic(embed).support([sentence], passage)
+    assert judged.label == "unchecked"
+
+
+@pytest.mark.parametrize("sentence, passage", [
+    ("This option is used to enable bracketed paste when ZLE is active and disable it at other times.", _ZLE),
+    (_CMAKE, _CMAKE),
+    # the line above the sentence (a term, a title) is no part of it
+    ("The QUERY_STRING variable is set to anything that appears after a question mark (?)\n"
+     "at the end of a requested URL.", _APACHE),
+    # a comment's marks and a literal's brackets around the words
+    ("The function is called with one argument; a NULL terminated array of (char *).",
+     "/* Called when completion is done.\n   The function is called with one argument; a NULL "
+     "terminated array of (char *). */"),
+])
+def test_a_whole_sentence_copied_is_fully_supported(embed, sentence, passage):  # noqa: F811
+    (judged,) = EmbeddingCritic(embed).support([sentence], passage)
+    assert judged.label == "fully"
+    assert whole_statement(sentence, passage)
 
 
 # --- SmolLM2's own judgments (real llama.cpp) ----------------------------------------------
