@@ -238,6 +238,9 @@ def test_a_whole_code_block_is_judged_by_its_lines_not_dropped_as_a_code_fragmen
     # a block that only echoes the passage's title line is no command
     title = split_units("```\nnotes.md > Stash\n```")[0]
     assert code_block_judgement(title, noise, passage).label == "none"
+    # the passage's prose copied into a fence (SmolLM2 does it) is no command: abstain
+    prose = split_units("```\nTo stash your work:\n```")[0]
+    assert prose.kind == "code" and code_block_judgement(prose, noise, passage).label == "unchecked"
     # a bare command line inside prose is still a code fragment: noise stays noise
     line = split_units("git stash pop")[0]
     assert line.kind == "sentence" and code_block_judgement(line, noise, passage) is noise

@@ -47,6 +47,7 @@ from localrag.answering.generate.extract import (ANSWER_FLOOR, PASSAGE_ANSWER_FL
                                                  UNREAD_LEXICAL_WEIGHT, AnswerProbability, Quote, Span,
                                                  answer_neighbours, answer_roles,
                                                  choose_quotes, excerpts, fit_window, line_at)
+from localrag.answering.judge import lexical, noise
 from localrag.answering.judge.noise import near_repeat
 from localrag.answering.judge.model_critic import chat_tokens
 from localrag.answering.label.units import Unit, fenced, split_units
@@ -159,12 +160,21 @@ def code_block_judgement(unit: Unit, judgement: SupportJudgement,
     body = passage.split("\n", 1)[1] if "\n" in passage else passage   # not the title line
     flat = " ".join(body.split())
     found = [line in flat for line in lines]
-    if lines and all(found):
+    if lines and all(found) and not _prose(lines):
         return SupportJudgement(1.0, 0.0, 0.0, "fully")
     code = [ok for line, ok in zip(lines, found) if not line.startswith(("#", "//", "/*"))]
     if code and not any(code):
         return SupportJudgement(0.0, 0.0, 1.0, "none")
     return SupportJudgement(0.0, 1.0, 0.0, "unchecked")
+
+
+def _prose(lines: Sequence[str]) -> bool:
+    """A fenced block that holds no code but the passage's sentences ("Perform a fresh
+    configuration of the build tree. ...", "path:" over its description): SmolLM2 copies a
+    passage's prose into a code block, which annotators judged noise (prose shown as code)
+    in 8 of the 18 "fully" blocks of the judged answer rounds (stop 62). Abstain on it."""
+    return not any(noise.is_code(line) for line in lines) and \
+        any(line.rstrip().endswith((*lexical.STOPS, ":")) for line in lines)
 
 
 def common_prefix_len(seqs: Sequence[Sequence[int]]) -> int:
