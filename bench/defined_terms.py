@@ -14,7 +14,9 @@ one warm process; the pin reads the first 50 passages' term lines).
 the answer side (extract.LOOKUP_DEFINITIONS_FIRST): for each exact lookup whose five passages
 (the shipped search's) hold its key phrase, whether the first quote the answer path picks
 (choose_quotes with the relevance model) holds it, and whether any quote does, with the
-lookup's definition first and without, side by side.
+lookup's definition first and without, side by side (--rule mentions: with the sentences
+that write the lookup's exact names first where no definition is found, and without,
+extract.LOOKUP_MENTIONS_FIRST).
 
     python bench/defined_terms.py --choose-lookup-words [--corpora ...]
 
@@ -75,6 +77,9 @@ def main() -> None:
     ap.add_argument("--corpora", default="")
     ap.add_argument("--choose-lookup-words", action="store_true")
     ap.add_argument("--quotes", action="store_true", help="the answer side: the first quote of each lookup")
+    ap.add_argument("--rule", default="definitions", choices=["definitions", "mentions"],
+                    help="with --quotes, the rule switched: extract.LOOKUP_DEFINITIONS_FIRST, or "
+                    "extract.LOOKUP_MENTIONS_FIRST (the definitions rule on both ways)")
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--model-dir", default=str(HERE.parent / "indexer" / "data" / "relevance"))
     args = ap.parse_args()
@@ -84,7 +89,8 @@ def main() -> None:
     args.corpora = args.corpora or CORPORA
     scorer = PassageScorer(args.model_dir)
     if args.quotes:
-        lookup_quotes(args.corpora.split(","), scorer, args.k)
+        lookup_quotes(args.corpora.split(","), scorer, args.k,
+                      "LOOKUP_MENTIONS_FIRST" if args.rule == "mentions" else "LOOKUP_DEFINITIONS_FIRST")
         return
     total = {w: [0, 0, 0] for w in ("natural", "exact")}   # questions, found off, found on
     pin_ms: list[float] = []
@@ -122,7 +128,8 @@ def main() -> None:
           f"{statistics.median(pin_ms or [0]):.1f} ms, p90 {statistics.quantiles(pin_ms, n=10)[-1]:.1f} ms a query")
 
 
-def lookup_quotes(names: list[str], scorer, k: int) -> None:  # noqa: ANN001
+def lookup_quotes(names: list[str], scorer, k: int,  # noqa: ANN001
+                  rule: str = "LOOKUP_DEFINITIONS_FIRST") -> None:
     from bench_relevance import index_dir
     from bench_retrieval import LocalIndex
 
@@ -142,7 +149,7 @@ def lookup_quotes(names: list[str], scorer, k: int) -> None:  # noqa: ANN001
             counts[0] += 1
             first = {}
             for on in (False, True):
-                extract.LOOKUP_DEFINITIONS_FIRST = on
+                setattr(extract, rule, on)
                 choice = extract.choose_quotes(q.question, texts, local.idx.embedder.encode,
                                                answers=scorer.model.probabilities,
                                                titles=[p.title for p in got])
@@ -152,7 +159,7 @@ def lookup_quotes(names: list[str], scorer, k: int) -> None:  # noqa: ANN001
                 counts[3 + on] += any(key in s for s in spans)
             if first[False] != first[True]:
                 moved.append(f"{'+' if first[True] else '-'}{q.id}")
-        extract.LOOKUP_DEFINITIONS_FIRST = True
+        setattr(extract, rule, True)
         local.idx.close()
         total = [a + b for a, b in zip(total, counts)]
         print(f"{name}: of {counts[0]} lookups whose five passages hold the key phrase, the first quote "

@@ -160,7 +160,7 @@ _CODE_GLUE = re.compile(r"[()\[\]{}=,\"`*]+")
 _HAS_ALNUM = regex.compile(r"[^\W_]")
 # a one-letter option, whose case tells it from another ("-N file" is not "-n string",
 # "ls -L" not "ls -l")
-_SHORT_FLAG = re.compile(r"-[A-Za-z]")
+SHORT_FLAG = re.compile(r"-[A-Za-z]")
 # numbers no one types back: data ("0.07483045", "4.6454886e+00"); "192.168.1.40",
 # "3.11.7" and "10.0.19045" (more than one dot) stay
 _DATA_NUMBER = re.compile(r"[-+]?\d*\.\d{5,}(?:e[-+]?\d+)?j?|[-+]?\d+(?:\.\d+)?e[-+]?\d+j?")
@@ -186,7 +186,7 @@ def exact_terms(text: str, stem) -> list[str]:  # noqa: ANN001 - Tokenizer.stem
         pieces = ([p.strip(_EDGE) for p in _CODE_GLUE.split(token)]
                   if _CODE_GLUE.search(token) and _HAS_ALNUM.search(token) else (token,))
         for piece in pieces:
-            if _SHORT_FLAG.fullmatch(piece):         # "-N" is not "-n": case kept
+            if SHORT_FLAG.fullmatch(piece):         # "-N" is not "-n": case kept
                 out.append(piece)
                 continue
             piece = piece.lower()

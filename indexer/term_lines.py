@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from indexer.bm25 import STOPWORDS
+from indexer.bm25 import SHORT_FLAG, STOPWORDS
 
 _TERM_LINE = re.compile(r"^[ \t]*(\S[^\n]{0,78}?):[ \t]*$", re.MULTILINE)
 _ANNOTATION = re.compile(r"\([^)]*\)|<[^>]*>|\[[^\]]*\]")   # "(-Q)", "<D>", "[=<n>]"
@@ -26,7 +26,6 @@ _GLUED_PLACEHOLDER = re.compile(r"(?<=[^\s(\[])<[^<>\s]+>|<[^<>\s]+>(?=[^\s,:)\]
 _ANY = "\x00"
 _LETTER = re.compile(r"[A-Za-z]")
 _EDGE = "\"'`\u2018\u2019\u201c\u201d*|,.;:!?"
-_SHORT_FLAG = re.compile(r"-[A-Za-z]")
 _PLAIN = re.compile(r"[A-Za-z]+")
 MAX_DEFINING = 2
 """Pinned only where at most this many passages define the term: a flag that names an
@@ -35,7 +34,7 @@ option of many commands ("-v:") defines nothing in particular."""
 
 def _norm(token: str) -> str:
     token = token.strip(_EDGE)
-    if _SHORT_FLAG.fullmatch(token):
+    if SHORT_FLAG.fullmatch(token):
         return token
     return token.lower().replace("_", "")
 
@@ -46,7 +45,7 @@ def _names(term: str) -> list[list[str]]:
     out = []
     for name in _ANNOTATION.sub(" ", _GLUED_PLACEHOLDER.sub(_ANY, term)).split(", "):
         raw = [t.strip(_EDGE) for t in name.split() if t.strip(_EDGE)]
-        if not raw or all(_plain(t) for t in raw) or (len(raw) == 1 and _SHORT_FLAG.fullmatch(raw[0])):
+        if not raw or all(_plain(t) for t in raw) or (len(raw) == 1 and SHORT_FLAG.fullmatch(raw[0])):
             continue
         if any(_ANY in t and not _LETTER.search(t) for t in raw):   # "<pathspec>...": anything
             continue
@@ -82,6 +81,37 @@ def _holds(query_tokens: set[str], token: str) -> bool:
 
 def query_tokens(query: str) -> set[str]:
     return {_norm(t) for t in query.split() if t.strip(_EDGE)}
+
+
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_CAPITALS = re.compile(r"[A-Z]{4,}")
+_CODE_GLUE = re.compile(r"[()\[\]{}=,\"`*]+")
+
+
+def exact_names(query: str) -> list[str]:
+    """The tokens of a lookup that name one thing as typed, which prose does not write by
+    chance: at least three characters, no plain word or short number (_plain) unless its
+    letters change case inside it ("ProxyAddHeaders") or it is capitals ("IPREFIX"), no lone one-letter flag ("-C" is an
+    option of many commands): "2147483647", "[##16]", "no-brotli", "-DFOREGROUND",
+    "listmaster@zsh.org", "UNIQUE_ID"."""
+    out = []
+    for raw in query.split():
+        # code's brackets, "=", "," glue names: "cmake_language(DEFER)" names both,
+        # "--enable-mods-shared=most" the option (the value is a plain word)
+        for token in (p.strip(_EDGE) for p in _CODE_GLUE.split(raw.strip(_EDGE))):
+            if (len(token) < 3 or token.lower() in STOPWORDS or SHORT_FLAG.fullmatch(token)
+                    or (_plain(token) and not _CAMEL.search(token) and not _CAPITALS.fullmatch(token))
+                    or token in out):
+                continue
+            out.append(token)
+    return out
+
+
+def mention_count(names: list[str], text: str) -> int:
+    """How many of `names` (exact_names) `text` writes as a token of its own, case ignored
+    ("no-brotli," in "variable no-brotli, set via SetEnv")."""
+    return sum(1 for name in names
+               if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE))
 
 
 LOOKUP_WORDS = 4

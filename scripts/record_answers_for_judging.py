@@ -99,6 +99,9 @@ SWITCHES = {
     "--no-lookup-definitions": (("extract.LOOKUP_DEFINITIONS_FIRST",), "a lookup's answer in the "
                                 "combination's order, the definition it looks up not first, as before "
                                 "stop 61 (extract.LOOKUP_DEFINITIONS_FIRST off)"),
+    "--no-lookup-mentions": (("extract.LOOKUP_MENTIONS_FIRST",), "a lookup's first quote taken from "
+                             "any passage, not first from one that writes the exact names it looks up, "
+                             "as before stop 62 (extract.LOOKUP_MENTIONS_FIRST off)"),
     "--no-term-blocks": (("extract.READ_TERM_BLOCKS",), "an indented definition list under a lead-in "
                          "(\"%f:\" over \"a day of the month\") read as the lead-in's code block, as "
                          "before stop 60 (extract.READ_TERM_BLOCKS off)"),

@@ -120,3 +120,75 @@ def test_the_definitions_raised_are_those_of_the_longest_name():
     raised = [c.span.text for c, p in zip(cands, said) if p == top]
     assert any(t.startswith("true if file exists and its access") for t in raised)
     assert "Create a new keymap." not in raised
+
+
+BROTLI = [
+    # the passage on SetEnv: on the topic of the lookup's words, never writes its name
+    "Setting variables\n\nSetEnv sets an environment variable for the request. If you omit the "
+    "value argument, the variable is set to an empty string. Environment variables may be "
+    "passed from the shell which invoked the httpd process.",
+    # the passage that writes the name, its answer not the model's favourite
+    "Special purpose variables\n\nSome of the modules read variables of their own. There is an "
+    "environment variable no-brotli, set via SetEnv, which will disable brotli compression for "
+    "a particular request.",
+]
+
+
+def _brotli_model(question: str, texts: Sequence[str]) -> list[float]:
+    """The real model's order for "no-brotli environment variable": SetEnv's sentences first."""
+    return [0.95 if "SetEnv sets" in t or "If you omit" in t else 0.01 if "no-brotli" in t else 0.05
+            for t in texts]
+
+
+def _first_of(question: str, passages: Sequence[str], model) -> str:  # noqa: ANN001
+    choice = extract.choose_quotes(question, passages, _hash_embed, answers=model,
+                                   titles=["env.html"] * len(passages))
+    return choice.quotes[0].span.text
+
+
+def test_a_lookup_quotes_a_passage_that_writes_its_exact_name_first(monkeypatch):
+    """No term line defines "no-brotli": the first quote comes from the passage that writes
+    the name (extract.LOOKUP_MENTIONS_FIRST); without the rule, SetEnv's sentence."""
+    assert _first_of("no-brotli environment variable", BROTLI, _brotli_model).startswith(
+        "There is an environment variable no-brotli")
+    # a question in words is no lookup: the model's order stays
+    assert _first_of("which environment variable turns brotli compression off for one request "
+                     "when the module is loaded", BROTLI, _brotli_model).startswith("SetEnv sets")
+    monkeypatch.setattr(extract, "LOOKUP_MENTIONS_FIRST", False)
+    assert _first_of("no-brotli environment variable", BROTLI, _brotli_model).startswith("SetEnv sets")
+
+
+def test_the_passages_that_write_the_name_keep_their_own_order():
+    """The passage that writes the name keeps its own order: the answer may be a
+    sentence that does not repeat the name ("Note that kernels compiled with profiling flags
+    will be significantly larger and run slower.")."""
+    text = ("GCOV\n\nAlso CONFIG_GCOV_PROFILE_ALL may not be supported on all architectures. Note "
+            "that kernels compiled with profiling flags will be significantly larger and run slower.")
+    other = "Tracing\n\nThe kernel runs with virtually no overhead when function tracing is disabled."
+    q = "does CONFIG_GCOV_PROFILE_ALL make the kernel slower?"
+    cands = extract.candidates_of(q, [text, other])
+    said = [0.6 if "Note that" in c.span.text else 0.3 if "Also" in c.span.text else 0.8 for c in cands]
+    out = extract.mentions_first(q, [text, other], cands, said)
+    order = [cands[k].span.text[:10] for k in sorted(range(len(cands)), key=lambda k: -out[k])]
+    # the first comes from the passage that writes the name; the rest interleave by scale
+    assert order == ["Note that ", "The kernel", "Also CONFI"]
+    # the candidates of the passage that writes the name keep their probabilities
+    assert [p for p, c in zip(out, cands) if c.passage == 0] == [p for p, c in zip(said, cands) if c.passage == 0]
+
+
+@pytest.mark.parametrize("query, names", [
+    ("zsh strftime 2147483647", ["2147483647"]),
+    ("what does [##16] do in arithmetic?", ["##16"]),
+    ("httpd -DFOREGROUND", ["-DFOREGROUND"]),
+    ("what does ProxyAddHeaders do", ["ProxyAddHeaders"]),          # letters that change case
+    ("IPREFIX", ["IPREFIX"]),                                        # capitals
+    ("when does cmake_language(DEFER) run the deferred call?", ["cmake_language", "DEFER"]),
+    ("--enable-mods-shared=most", ["--enable-mods-shared"]),
+    ("compctl -C", []),                       # a one-letter flag is an option of many commands
+    ("setopt pathdirs", []),                  # plain words
+    ("zsh exit code 42", []),                 # a number under three digits
+])
+def test_the_exact_names_of_a_lookup(query, names):
+    from indexer.term_lines import exact_names
+
+    assert exact_names(query) == names
