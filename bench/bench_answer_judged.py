@@ -53,12 +53,22 @@ def main() -> None:
 
 def newest_rounds() -> None:
     """The three figures summed over each corpus's newest judged round (answer_gaps.CORPORA,
-    the first round of carry_judgments.EARLIER with answers and judgments)."""
-    from answer_gaps import CORPORA, newest_round
+    the first round of carry_judgments.EARLIER with answers and judgments), and the same of
+    the exact lookups' rounds."""
+    from answer_gaps import CORPORA
+
+    newest_of([*CORPORA.split(",")], "newest judged rounds")
+    # the exact lookups' answers (stop 62: recorded with --which exact), judged alike
+    newest_of([f"{c}-exact" for c in CORPORA.split(",")], "the exact lookups' newest judged rounds")
+
+
+def newest_of(names: list[str], title: str) -> None:
+    """The three figures summed over the newest judged round of each of `names`."""
+    from answer_gaps import newest_round
 
     total: Counter = Counter()
     tags = []
-    for name in CORPORA.split(","):
+    for name in names:
         tag = newest_round(name)
         if tag is None:
             continue
@@ -67,8 +77,10 @@ def newest_rounds() -> None:
         judged = {d["qid"]: d for d in (json.loads(x) for x in
                                         (DATA / f"judged-answers-{name}-{tag}.jsonl").read_text().splitlines() if x.strip())}
         total.update(counts(answers, judged))
+    if not tags:
+        return
     c = total
-    print(f"\nnewest judged rounds ({', '.join(tags)}):")
+    print(f"\n{title} ({', '.join(tags)}):")
     print(f"  units shown as the answer with ✔ that answer: {c['shown_yes']}/{c['shown']} "
           f"({c['shown_yes'] / max(c['shown'], 1):.3f})")
     print(f"  questions answered by a ✔ unit shown as the answer: {c['answered']}/{c['total']} "

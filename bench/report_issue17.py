@@ -9,7 +9,9 @@
    model on the units the judged answers quoted, seven corpora left out of its training
    (bench/unit_relevance.py), and in the shipped answer combination on the judged pools of
    postgres, debref and zsh (bench/relevance_pools.py);
-3. the annotators' judgments of the recorded answers (bench/bench_answer_judged.py);
+3. the annotators' judgments of the recorded answers, natural questions and exact lookups
+   (bench/bench_answer_judged.py), and of the answering model's own sentences labelled
+   "fully" (bench/model_sentence_labels.py);
 4. the answer-role rule on the judged units (bench/role_rule.py);
 5. search on zsh, the corpus nobody tuned on (bench/bench_retrieval.py --corpora zsh);
 6. search recall judged by annotators, fused, each side and the learned ranker, and score
@@ -77,6 +79,7 @@ def main() -> None:
     run("the relevance model in the shipped answer combination, judged pools left out (stop 54)",
         ["bench/relevance_pools.py", "--models", "indexer/data/relevance"])
     run("judged answers", ["bench/bench_answer_judged.py"])
+    run("the answering model's own sentences labelled fully, judged (stop 62)", ["bench/model_sentence_labels.py"])
     run("answer-role rule on the judged units", ["bench/role_rule.py"])
     run("search on zsh (never tuned on)", ["bench/bench_retrieval.py", "--corpora", "zsh", "--reuse",
                                           "--no-speed", "--no-latency"])
