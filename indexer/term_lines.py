@@ -91,9 +91,9 @@ _CODE_GLUE = re.compile(r"[()\[\]{}=,\"`*]+")
 def exact_names(query: str) -> list[str]:
     """The tokens of a lookup that name one thing as typed, which prose does not write by
     chance: at least three characters, no plain word or short number (_plain) unless its
-    letters change case inside it ("ProxyAddHeaders") or it is capitals ("IPREFIX"), no lone one-letter flag ("-C" is an
-    option of many commands): "2147483647", "[##16]", "no-brotli", "-DFOREGROUND",
-    "listmaster@zsh.org", "UNIQUE_ID"."""
+    letters change case inside it ("ProxyAddHeaders") or it is capitals ("IPREFIX"), no
+    lone one-letter flag ("-C" is an option of many commands): "2147483647", "##16" (of
+    "[##16]"), "no-brotli", "-DFOREGROUND", "listmaster@zsh.org", "UNIQUE_ID"."""
     out = []
     for raw in query.split():
         # code's brackets, "=", "," glue names: "cmake_language(DEFER)" names both,

@@ -1727,8 +1727,9 @@ def definitions_first(question: str, passages: Sequence[str], candidates: Sequen
                       said: Sequence[float], *, leads: Sequence[str] | None = None) -> list[float]:
     """`said` (each candidate's probability of answering) with the candidates whose subject
     names what the lookup `question` names (the longest such name: term_lines.match_length)
-    raised just above the best of them, in their own order; unchanged for a question that
-    is no lookup."""
+    raised just above the best of them, in their own order; where none is described, the
+    passages that write the lookup's exact names first (mentions_first); unchanged for a
+    question that is no lookup."""
     from indexer import term_lines
 
     said = list(said)
