@@ -18,6 +18,16 @@ lookup's definition first and without, side by side (--rule mentions: with the s
 that write the lookup's exact names first where no definition is found, and without,
 extract.LOOKUP_MENTIONS_FIRST).
 
+    python bench/defined_terms.py --roles [--which natural] [--corpora ...]
+
+the roles (extract.LOOKUP_MENTIONS_ANSWER): every exact lookup answered by the quote path
+as the answer path forms its units (choose_quotes with the relevance model and each
+passage's text before it, answer_roles, answer_neighbours, excerpts), with the rule off and
+on side by side: the lookups with the key phrase in a unit shown as the answer (✔), and the
+share of ✔ units that hold it (the key phrase stands for the annotators' "answers", as in
+every search figure; a unit may answer without it, so both are lower bounds), at each limit
+of the words a lookup may have besides its exact names (extract.LOOKUP_MENTION_OTHER_WORDS).
+
     python bench/defined_terms.py --choose-lookup-words [--corpora ...]
 
 chooses term_lines.LOOKUP_WORDS: at each count, how many of the corpora's exact lookups
@@ -77,6 +87,10 @@ def main() -> None:
     ap.add_argument("--corpora", default="")
     ap.add_argument("--choose-lookup-words", action="store_true")
     ap.add_argument("--quotes", action="store_true", help="the answer side: the first quote of each lookup")
+    ap.add_argument("--roles", action="store_true", help="the answer side: the roles of each lookup's units")
+    ap.add_argument("--which", default="exact", choices=["exact", "natural"],
+                    help="with --roles: the exact lookups, or the natural questions (the rule reads "
+                    "the few that are lookups)")
     ap.add_argument("--rule", default="definitions", choices=["definitions", "mentions"],
                     help="with --quotes, the rule switched: extract.LOOKUP_DEFINITIONS_FIRST, or "
                     "extract.LOOKUP_MENTIONS_FIRST (the definitions rule on both ways)")
@@ -88,6 +102,9 @@ def main() -> None:
         return
     args.corpora = args.corpora or CORPORA
     scorer = PassageScorer(args.model_dir)
+    if args.roles:
+        lookup_roles(args.corpora.split(","), scorer, args.k, args.which)
+        return
     if args.quotes:
         lookup_quotes(args.corpora.split(","), scorer, args.k,
                       "LOOKUP_MENTIONS_FIRST" if args.rule == "mentions" else "LOOKUP_DEFINITIONS_FIRST")
@@ -166,6 +183,65 @@ def lookup_quotes(names: list[str], scorer, k: int,  # noqa: ANN001
               f"holds it {counts[1]} -> {counts[2]}, a quote {counts[3]} -> {counts[4]}"
               + (f" ({' '.join(moved)})" if moved else ""), flush=True)
     print(f"all: of {total[0]}, first quote {total[1]} -> {total[2]}, a quote {total[3]} -> {total[4]}")
+
+
+def lookup_roles(names: list[str], scorer, k: int, which: str = "exact") -> None:  # noqa: ANN001
+    from dataclasses import replace
+
+    from bench_relevance import index_dir
+    from bench_retrieval import LocalIndex
+
+    from indexer import term_lines
+    from localrag.answering.generate import extract
+    from localrag.assistant import BEFORE_CHARS
+
+    limits = (0, 1, 2, 99)
+    shipped = extract.LOOKUP_MENTION_OTHER_WORDS
+    extract.LOOKUP_MENTION_OTHER_WORDS = max(limits)   # each limit applied below
+    rows = []   # per lookup: corpus, id, other words, (answered, ✔ units, holding) off, on
+    for name in names:
+        local = LocalIndex(index_dir(name), "onnx-int8")
+        for q in questions(corpus(name), which):
+            got = []
+            for p in local.idx.search(q.question, k=k, judge=scorer):
+                text, start, _ = local.idx.surrounding(p, chars=BEFORE_CHARS)
+                got.append(replace(p, before=text[:start]))
+            texts = [p.text for p in got]
+            leads = [p.before for p in got]
+            key = norm(q.key_phrase)
+            choice = extract.choose_quotes(q.question, texts, local.idx.embedder.encode,
+                                           answers=scorer.model.probabilities,
+                                           titles=[p.title for p in got], leads=leads)
+            eligible = extract.lookup_mentions(q.question, texts, choice.quotes, leads=leads)
+            row = [name, q.id, term_lines.other_words(q.question, term_lines.exact_names(q.question))
+                   if eligible is not None else None]
+            for on in (False, True):
+                roles = extract.answer_roles(choice.quotes, eligible=eligible if on else None)
+                found, roles = extract.answer_neighbours(q.question, texts, choice.quotes, roles)
+                role = {id(x): r for x, r in zip(found, roles)}
+                ticked = [" ".join(x.span.text for x in unit) for unit in extract.excerpts(found, texts)
+                          if any(role[id(x)] for x in unit)]
+                hold = sum(key in norm(t) for t in ticked)
+                row.append((hold > 0, len(ticked), hold))
+            rows.append(row)
+        local.idx.close()
+        print(f"{name}: {sum(r[0] == name for r in rows)} {which} questions read", flush=True)
+    extract.LOOKUP_MENTION_OTHER_WORDS = shipped
+
+    def figures(some: list, limit: int) -> str:
+        use = [r[4] if r[2] is not None and r[2] <= limit else r[3] for r in some]
+        moved = [("+" if u[0] else "-") + r[1] for r, u in zip(some, use) if u[0] != r[3][0]]
+        ticks, hold = sum(u[1] for u in use), sum(u[2] for u in use)
+        return (f"answered {sum(u[0] for u in use)}, ✔ units holding the key phrase {hold}/{ticks} "
+                f"({hold / max(ticks, 1):.3f})" + (f" ({' '.join(moved)})" if moved else ""))
+
+    groups = {n: [r for r in rows if r[0] == n] for n in names}
+    groups["all"] = rows
+    for n, some in groups.items():
+        print(f"\n{n}: {len(some)} {which} questions; off: {figures(some, -1)}")
+        for limit in limits:
+            applies = sum(1 for r in some if r[2] is not None and r[2] <= limit)
+            print(f"  other words <= {limit} (applies to {applies}): {figures(some, limit)}")
 
 
 def pin_cost(local, query: str) -> float:  # noqa: ANN001

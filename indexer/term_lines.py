@@ -107,11 +107,22 @@ def exact_names(query: str) -> list[str]:
     return out
 
 
-def mention_count(names: list[str], text: str) -> int:
+def mention_count(names: list[str], text: str, *, case: bool = False) -> int:
     """How many of `names` (exact_names) `text` writes as a token of its own, case ignored
-    ("no-brotli," in "variable no-brotli, set via SetEnv")."""
+    ("no-brotli," in "variable no-brotli, set via SetEnv"); with `case`, a name in capitals
+    only as written ("FIRST" is a keyword, "the first row" is not)."""
     return sum(1 for name in names
-               if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE))
+               if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text,
+                            0 if case and _CAPITALS.fullmatch(name) else re.IGNORECASE))
+
+
+def other_words(query: str, names: list[str]) -> int:
+    """How many content words of `query` (as is_lookup counts them) hold none of `names`
+    (exact_names): "ioctl" of "I2C_RDWR ioctl"; "samehost" and "samenet" of "samehost
+    samenet pg_hba"."""
+    words = [t.strip(_EDGE + "()[]") for t in query.split()]
+    return sum(1 for w in words if any(ch.isalnum() for ch in w) and w.lower() not in STOPWORDS
+               and not any(n.lower() in w.lower() for n in names))
 
 
 LOOKUP_WORDS = 4

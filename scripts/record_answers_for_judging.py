@@ -70,6 +70,9 @@ SWITCHES = {
     "--no-terms-above": (("extract.READ_TERMS_ABOVE_PASSAGE",), "a sentence whose description opened "
                          "above its passage left without the term line the file has before the "
                          "passage, as before stop 56 (extract.READ_TERMS_ABOVE_PASSAGE off)"),
+    "--no-lookup-mention-roles": (("extract.LOOKUP_MENTIONS_ANSWER",), "a lookup's quotes shown as the "
+                                  "answer whether or not they write its exact names, as before stop 63 "
+                                  "(extract.LOOKUP_MENTIONS_ANSWER off)"),
     "--no-neighbours": (("extract.SHOW_NEIGHBOURS",), "a quote shown as the answer without the "
                         "sentences right before and after it in its paragraph, as before stop 56 "
                         "(extract.SHOW_NEIGHBOURS off)"),

@@ -192,3 +192,122 @@ def test_the_exact_names_of_a_lookup(query, names):
     from indexer.term_lines import exact_names
 
     assert exact_names(query) == names
+
+
+REMOTEIP = ("RemoteIPInternalProxy Directive\n\nThe RemoteIPInternalProxy directive adds one or more "
+            "addresses to trust as presenting a valid RemoteIPHeader value of the useragent IP. "
+            "Unlike the RemoteIPTrustedProxy directive, any IP address presented in this header, "
+            "including private intranet addresses, are trusted when passed from these proxies.\n\n"
+            "RemoteIPTrustedProxy Directive\n\nThe RemoteIPTrustedProxy directive adds one or more "
+            "addresses to trust as presenting a valid RemoteIPHeader value of the useragent IP.\n\n"
+            "Logging\n\nThe useragent IP is logged by the %a format string.")
+
+
+def _quote(text: str, opening: str, p: float) -> extract.Quote:
+    span = next(s for s in extract.candidate_units(text) if s.text.startswith(opening))
+    return extract.Quote(0, span, p, answers=p)
+
+
+def _remoteip_quotes() -> list[extract.Quote]:
+    """The real answer's order (round x62b, apacheexact-007): the near name's sentence first."""
+    return [_quote(REMOTEIP, "The RemoteIPInternalProxy directive adds", 0.73),
+            _quote(REMOTEIP, "The useragent IP is logged", 0.60),
+            _quote(REMOTEIP, "The RemoteIPTrustedProxy directive adds", 0.55)]
+
+
+def test_a_lookup_shows_the_quotes_that_write_its_name_as_the_answer(monkeypatch):
+    """"RemoteIPTrustedProxy": the sentence on RemoteIPInternalProxy (a near name) and one that
+    names neither are context; the one that writes the name is the answer
+    (extract.LOOKUP_MENTIONS_ANSWER). Without the rule, the model's two best are the answer."""
+    quotes = _remoteip_quotes()
+    eligible = extract.lookup_mentions("RemoteIPTrustedProxy", [REMOTEIP], quotes)
+    assert eligible == [False, False, True]
+    assert extract.answer_roles(quotes, eligible=eligible) == [False, False, True]
+    assert extract.answer_roles(quotes) == [True, True, False]
+    # a question in words is no lookup: the rule does not apply
+    assert extract.lookup_mentions("which directive makes httpd trust the client address a load "
+                                   "balancer in front of it reports", [REMOTEIP], quotes) is None
+    monkeypatch.setattr(extract, "LOOKUP_MENTIONS_ANSWER", False)
+    assert extract.lookup_mentions("RemoteIPTrustedProxy", [REMOTEIP], quotes) is None
+
+
+def test_the_best_quote_that_writes_the_name_sets_the_ratio():
+    """The ratio of the best (ANSWER_MODEL_RELATIVE) is that of the quotes that may answer:
+    "ModMimeUsePathInfo" was context at 0.14 under a sentence at 0.45 that does not write it."""
+    text = ("Path info\n\nThe ModMimeUsePathInfo directive is used to combine the "
+            "filename with the path_info URL component to apply mod_mime's directives to the "
+            "request. If you have a request for /index.php/foo.shtml mod_mime will now treat the "
+            "incoming request as /index.php/foo.shtml and directives like AddOutputFilter apply.")
+    quotes = [_quote(text, "If you have a request", 0.45), _quote(text, "The ModMimeUsePathInfo", 0.14)]
+    eligible = extract.lookup_mentions("what does ModMimeUsePathInfo do?", [text], quotes)
+    assert extract.answer_roles(quotes, eligible=eligible) == [False, True]
+    assert extract.answer_roles(quotes) == [True, False]
+
+
+def test_a_description_under_the_term_line_of_the_name_may_answer():
+    """"pg_receivewal --synchronous": the description under "--synchronous:" does not write
+    the names but says what the option is; a sentence that writes "pg_receivewal" only
+    does not outrank it."""
+    text = ("--synchronous:\n\n    Flush the WAL data to disk immediately after it has been received. "
+            "This option should be specified if the replication client of pg_receivewal is "
+            "configured on the server as a synchronous standby.\n\n--no-loop:\n\n    Do not loop "
+            "on connection errors. Instead, exit right away with an error.")
+    quotes = [_quote(text, "This option should be specified", 0.66),
+              _quote(text, "Flush the WAL data", 0.65),
+              _quote(text, "Do not loop", 0.64)]
+    assert extract.lookup_mentions("pg_receivewal --synchronous", [text], quotes) == [True, True, False]
+
+
+def test_a_name_in_capitals_is_matched_as_written():
+    """"FETCH FIRST ... WITH TIES": "before the first row" does not write the keyword FIRST."""
+    from indexer.term_lines import mention_count
+
+    names = ["FETCH", "FIRST", "TIES"]
+    assert mention_count(names, "If FETCH runs off the end, the cursor is before the first row.", case=True) == 1
+    assert mention_count(names, "If FETCH runs off the end, the cursor is before the first row.") == 2
+
+
+@pytest.mark.parametrize("query, others, applies", [
+    ("RemoteIPTrustedProxy", 0, True),
+    ("I2C_RDWR ioctl", 1, True),
+    ("flask run --extra-files", 2, True),
+    # a lookup that asks something of its own, the name only placing it
+    ("RewriteMap rnd: map type", 3, False),
+])
+def test_a_lookup_with_more_than_its_names_keeps_its_roles(query, others, applies):
+    from indexer.term_lines import exact_names, other_words
+
+    assert other_words(query, exact_names(query)) == others
+    text = f"{exact_names(query)[0]}\n\nThe {exact_names(query)[0]} entry is here. Another sentence is there."
+    quotes = [_quote(text, "Another sentence", 0.5), _quote(text, "The ", 0.4)]
+    assert (extract.lookup_mentions(query, [text], quotes) is not None) == applies
+
+
+def test_the_answer_engine_shows_the_quote_that_writes_the_name_as_the_answer(monkeypatch):
+    """The instruct engine (scripted model, scripted relevance model in the real model's order
+    for "RemoteIPTrustedProxy"): the sentence on the near name is context, the one that
+    writes the name the answer; without the rule, the other way round."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_instruct_engine import StubCritic, _hash_embed, config, passage, retriever, scripted
+
+    from localrag.answering.generate.instruct import InstructEngine
+
+    doc = passage(0, "mod_remoteip.html", REMOTEIP)
+
+    def answers(question, texts):  # noqa: ANN001, ANN202
+        return [0.9 if "The RemoteIPInternalProxy directive adds" in t else
+                0.6 if "The RemoteIPTrustedProxy directive adds" in t else 0.01 for t in texts]
+
+    def shown() -> list[str]:
+        critic = StubCritic(relevance={"mod_remoteip.html": 0.9})
+        ans = InstructEngine(scripted(), config=config(), critic=critic, embed=_hash_embed,
+                             answers=answers).answer("RemoteIPTrustedProxy", retrieve=retriever([doc]))
+        return [s.text for s in ans.segments if s.origin == "quote" and s.role == "answer"]
+
+    assert any(t.startswith("The RemoteIPTrustedProxy directive adds") for t in shown())
+    assert not any("RemoteIPInternalProxy directive adds" in t for t in shown())
+    monkeypatch.setattr(extract, "LOOKUP_MENTIONS_ANSWER", False)
+    assert any("The RemoteIPInternalProxy directive adds" in t for t in shown())

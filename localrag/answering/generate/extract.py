@@ -12,6 +12,7 @@ engine: a different unit splitter or a markup cleaner can be put in front of the
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -2102,28 +2103,96 @@ def excerpts(quotes: Sequence[Quote], passages: Sequence[str]) -> list[list[Quot
 
 
 def answer_roles(quotes: Sequence[Quote], *, relative: float = ANSWER_RELATIVE,
-                 floor: float | None = None) -> list[bool]:
+                 floor: float | None = None, eligible: Sequence[bool] | None = None) -> list[bool]:
     """Per quote: shown as the answer (True) or as context. A group (a quote and its reading
     context) shares its quote's role.
 
     With the relevance model's probabilities (Quote.answers, ANSWER_COMBINATION), a quote
     answers when its probability is at least `floor` (QUOTE_ANSWER_FLOOR) and
     ANSWER_MODEL_RELATIVE of the best, the first ANSWER_MAX such quotes in the order given
-    (best first): none answers when none clears them. Without them, the best quote by the
-    scorer always answers, with its near ties (`relative`)."""
+    (best first): none answers when none clears them. `eligible` (per quote, as
+    lookup_mentions gives it): only the groups of eligible quotes may answer, the best
+    among them setting the ratio. Without the probabilities, the best quote by the scorer
+    always answers, with its near ties (`relative`)."""
     groups = quote_groups(quotes)
     mains = [next((x for x in g if not x.context), g[0]) for g in groups]
     if not mains:
         return []
     if all(m.answers is not None for m in mains):
         floor = QUOTE_ANSWER_FLOOR if floor is None else floor
-        best = max(float(m.answers) for m in mains)
-        passing = [float(m.answers) >= floor and float(m.answers) >= ANSWER_MODEL_RELATIVE * best
-                   for m in mains]
+        if eligible is None:
+            allowed = [True] * len(groups)
+        else:
+            starts = list(itertools.accumulate(len(g) for g in groups))
+            allowed = [any(eligible[s - len(g):s]) for g, s in zip(groups, starts)]
+        best = max((float(m.answers) for m, ok in zip(mains, allowed) if ok), default=0.0)
+        passing = [ok and float(m.answers) >= floor and float(m.answers) >= ANSWER_MODEL_RELATIVE * best
+                   for m, ok in zip(mains, allowed)]
         shown = [ok and sum(passing[:i]) < ANSWER_MAX for i, ok in enumerate(passing)]
         return [ok for ok, g in zip(shown, groups) for _ in g]
     best = max(m.score for m in mains)
     return [m.score >= relative * best for m, g in zip(mains, groups) for _ in g]
+
+
+LOOKUP_MENTIONS_ANSWER = True
+"""For a lookup (indexer.term_lines.is_lookup) that writes exact names
+(term_lines.exact_names: "RemoteIPTrustedProxy", "-DFOREGROUND", "ModMimeUsePathInfo"), only
+the quotes that write the most of them, in their sentence, its reading context or the term
+line it describes (a name in capitals as written: "FIRST" is not "first"), and the
+descriptions under the term line that defines what it names (definitions_first), are
+shown as the answer (lookup_mentions, answer_roles' `eligible`);
+the others are context. The relevance model does not read a name's spelling: for
+"RemoteIPTrustedProxy" it showed "The RemoteIPInternalProxy directive adds one or more
+addresses ..." as the answer and "The RemoteIPTrustedProxy directive adds ..." as context.
+Where no quote writes a name, the roles are as without the rule. False: the roles of
+answer_roles alone (scripts/record_answers_for_judging.py --no-lookup-mention-roles)."""
+
+
+LOOKUP_MENTION_OTHER_WORDS = 2
+"""... when the lookup has at most this many content words besides its exact names (a kind
+of thing: "ioctl" of "I2C_RDWR ioctl", "flask run" of "flask run --extra-files"). With more,
+it asks something of its own that the name only places: "RewriteMap rnd: map type" is
+answered by "When a MapType of rnd is used, ...", which does not write "RewriteMap".
+Chosen on the exact lookups of 11 training corpora (bench/defined_terms.py --roles; the
+key phrase in a ✔ unit / ✔ units holding it): without the rule 238 / 238 of 462 (0.515);
+at most 0 other words 238 / 0.538, 1: 241 / 0.558, **2: 241 / 0.563**, any number: 241 /
+0.563 (the fewer lookups of the tie). Left out (zsh, apache, cmake): 57 / 57 of 123 (0.463)
+-> 57 / 57 of 115 (0.496); "when does cmake_language(DEFER) run the deferred call?" lost its
+answer, "By default, deferred calls are executed as if written at the end ...", which does
+not write the names (at most 1 other word would have kept it, and lost flask's)."""
+
+
+def lookup_mentions(question: str, passages: Sequence[str], quotes: Sequence[Quote], *,
+                    leads: Sequence[str] | None = None) -> list[bool] | None:
+    """Per quote of `quotes` (their passages in `passages`, `leads` the text before each
+    passage): whether its group (quote_groups: the quote with its reading context) and the
+    term or signature line it describes (subject_of) write the most of the exact names
+    the lookup `question` writes; None where the rule does not apply (LOOKUP_MENTIONS_ANSWER
+    off, no lookup, no exact name, or no quote writes one)."""
+    from indexer import term_lines
+
+    if not LOOKUP_MENTIONS_ANSWER or not quotes or not term_lines.is_lookup(question):
+        return None
+    names = term_lines.exact_names(question)
+    if not names or term_lines.other_words(question, names) > LOOKUP_MENTION_OTHER_WORDS:
+        return None
+    tokens = term_lines.query_tokens(question)
+    counts: list[int] = []
+    defines: list[int] = []
+    for group in quote_groups(quotes):
+        main = next((x for x in group if not x.context), group[0])
+        text = passages[main.passage]
+        subject = subject_of(text, main.span, leads[main.passage] if leads else "")
+        line = subject.text.strip().rstrip(":") + ":" if subject is not None else ""
+        said = " ".join([line] + [x.span.text for x in group])
+        counts += [term_lines.mention_count(names, said, case=True)] * len(group)
+        defines += [term_lines.match_length(tokens, line) if line else 0] * len(group)
+    most, longest = max(counts), max(defines)
+    if most == 0:
+        return None
+    # a description under the term line that names what the lookup names (definitions_first)
+    # says what it is, whether or not its sentence writes the name again
+    return [n == most or (longest > 0 and d == longest) for n, d in zip(counts, defines)]
 
 
 NEIGHBOURS_OF_EXCERPT = True
@@ -2256,6 +2325,6 @@ __all__ = ["Span", "Quote", "Candidate", "code_after", "subject_of", "sentence_s
            "pick_quotes", "reading_context", "candidate_units",
            "candidates_of", "score_candidates", "AnswerScorer", "QuoteScorer",
            "ANSWER_FEATURES", "ANSWER_WEIGHTS", "question_terms", "fit_window",
-           "ANSWER_RELATIVE", "answer_roles", "answer_neighbours", "excerpts", "quote_groups", "answer_text", "AnswerProbability",
+           "ANSWER_RELATIVE", "answer_roles", "answer_neighbours", "lookup_mentions", "excerpts", "quote_groups", "answer_text", "AnswerProbability",
            "ANSWER_FLOOR", "ANSWER_MODEL_RELATIVE", "RELEVANCE_POOL", "ANSWER_COMBINATION",
            "QUOTE_ANSWER_FLOOR", "answer_probability", "answer_probabilities", "ANSWER_MAX"]

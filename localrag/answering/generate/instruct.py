@@ -45,7 +45,7 @@ from localrag.answering.judge.critics import Critic, Embed, SupportJudgement, ch
 from localrag.errors import AnswerCancelled, LocalragError
 from localrag.answering.generate.extract import (ANSWER_FLOOR, PASSAGE_ANSWER_FLOOR, PASSAGES_CHECKED,
                                                  UNREAD_LEXICAL_WEIGHT, AnswerProbability, Quote, Span,
-                                                 answer_neighbours, answer_roles,
+                                                 answer_neighbours, answer_roles, lookup_mentions,
                                                  choose_quotes, excerpts, fit_window, line_at)
 from localrag.answering.judge import lexical, noise
 from localrag.answering.judge.noise import near_repeat
@@ -435,7 +435,10 @@ class _Run:
         for i, p in zip(chosen, choice.passage_answers):
             self._passage_answers[i] = p
         found = [replace(q, passage=chosen[q.passage]) for q in choice.quotes]
-        found, roles = answer_neighbours(self.question, [p.text for p in passages], found, answer_roles(found))
+        texts = [p.text for p in passages]
+        roles = answer_roles(found, eligible=lookup_mentions(self.question, texts, found,
+                                                             leads=[p.before for p in passages]))
+        found, roles = answer_neighbours(self.question, texts, found, roles)
         self._answering = dict(zip((id(q) for q in found), roles))
         return found
 
