@@ -81,7 +81,7 @@ def main() -> None:
     from bench_retrieval import LocalIndex
     from sentence_rerank import PassageScorer
 
-    from indexer import search
+    from indexer import search, term_lines
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpora", default="")
@@ -91,9 +91,11 @@ def main() -> None:
     ap.add_argument("--which", default="exact", choices=["exact", "natural"],
                     help="with --roles: the exact lookups, or the natural questions (the rule reads "
                     "the few that are lookups)")
-    ap.add_argument("--rule", default="definitions", choices=["definitions", "mentions"],
-                    help="with --quotes, the rule switched: extract.LOOKUP_DEFINITIONS_FIRST, or "
-                    "extract.LOOKUP_MENTIONS_FIRST (the definitions rule on both ways)")
+    ap.add_argument("--rule", default="definitions", choices=["definitions", "mentions", "arguments"],
+                    help="with --quotes, the rule switched: extract.LOOKUP_DEFINITIONS_FIRST, "
+                    "extract.LOOKUP_MENTIONS_FIRST (the definitions rule on both ways), or "
+                    "term_lines.ARGUMENTS_OPTIONAL (the others on); without --quotes, arguments "
+                    "switches term_lines.ARGUMENTS_OPTIONAL with the pin on instead of the pin")
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--model-dir", default=str(HERE.parent / "indexer" / "data" / "relevance"))
     args = ap.parse_args()
@@ -107,7 +109,8 @@ def main() -> None:
         return
     if args.quotes:
         lookup_quotes(args.corpora.split(","), scorer, args.k,
-                      "LOOKUP_MENTIONS_FIRST" if args.rule == "mentions" else "LOOKUP_DEFINITIONS_FIRST")
+                      {"mentions": "LOOKUP_MENTIONS_FIRST", "arguments": "term_lines.ARGUMENTS_OPTIONAL"}.get(
+                          args.rule, "LOOKUP_DEFINITIONS_FIRST"))
         return
     total = {w: [0, 0, 0] for w in ("natural", "exact")}   # questions, found off, found on
     pin_ms: list[float] = []
@@ -124,7 +127,10 @@ def main() -> None:
                 key = norm(q.key_phrase)
                 hit = {}
                 for pin in (False, True):
-                    search.PIN_DEFINED = pin
+                    if args.rule == "arguments":
+                        term_lines.ARGUMENTS_OPTIONAL = pin
+                    else:
+                        search.PIN_DEFINED = pin
                     got = local.idx.search(q.question, k=args.k, judge=scorer)
                     hit[pin] = any(local.rel(p.path) == q.file and key in norm(p.text) for p in got)
                     found[pin] += hit[pin]
@@ -136,7 +142,7 @@ def main() -> None:
             total[which][2] += found[True]
             line.append(f"{which} {found[False]} -> {found[True]} of {len(qs)}"
                         + (f" ({' '.join(moved)})" if moved else ""))
-        search.PIN_DEFINED = True
+        search.PIN_DEFINED = term_lines.ARGUMENTS_OPTIONAL = True
         local.idx.close()
         print(f"{name}: " + "; ".join(line), flush=True)
     for which, (n, off, on) in total.items():
@@ -150,9 +156,11 @@ def lookup_quotes(names: list[str], scorer, k: int,  # noqa: ANN001
     from bench_relevance import index_dir
     from bench_retrieval import LocalIndex
 
+    from indexer import term_lines
     from localrag.answering.generate import extract
 
     total = [0, 0, 0, 0, 0]   # held, first off, first on, any off, any on
+    module, constant = (term_lines, rule.split(".")[1]) if rule.startswith("term_lines.") else (extract, rule)
     for name in names:
         local = LocalIndex(index_dir(name), "onnx-int8")
         counts = [0, 0, 0, 0, 0]
@@ -166,7 +174,7 @@ def lookup_quotes(names: list[str], scorer, k: int,  # noqa: ANN001
             counts[0] += 1
             first = {}
             for on in (False, True):
-                setattr(extract, rule, on)
+                setattr(module, constant, on)
                 choice = extract.choose_quotes(q.question, texts, local.idx.embedder.encode,
                                                answers=scorer.model.probabilities,
                                                titles=[p.title for p in got])
@@ -176,7 +184,7 @@ def lookup_quotes(names: list[str], scorer, k: int,  # noqa: ANN001
                 counts[3 + on] += any(key in s for s in spans)
             if first[False] != first[True]:
                 moved.append(f"{'+' if first[True] else '-'}{q.id}")
-        setattr(extract, rule, True)
+        setattr(module, constant, True)
         local.idx.close()
         total = [a + b for a, b in zip(total, counts)]
         print(f"{name}: of {counts[0]} lookups whose five passages hold the key phrase, the first quote "

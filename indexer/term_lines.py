@@ -49,8 +49,23 @@ def _names(term: str) -> list[list[str]]:
             continue
         if any(_ANY in t and not _LETTER.search(t) for t in raw):   # "<pathspec>...": anything
             continue
-        out.append([_norm(t) for t in raw])
+        tokens = [_norm(t) for t in raw]
+        out.append(tokens)
+        head = _VALUE.sub("", tokens[0])
+        if (ARGUMENTS_OPTIONAL and (len(tokens) > 1 or head != tokens[0]) and not _plain(head)
+                and not SHORT_FLAG.fullmatch(head) and _ANY not in head
+                and all(_plain(t) or _ANY in t for t in tokens[1:])):
+            out.append([head])          # its arguments left out, as a lookup types it
     return out
+
+
+_VALUE = re.compile("=" + _ANY + "$")
+ARGUMENTS_OPTIONAL = True
+"""Whether a term line whose name is an option or operator followed by its arguments
+("--output file:", "--format=<format>:", "<<< word:") also defines the option alone, as a
+lookup types it ("git log --output", "what is <<< in zsh?"); a full match stays the longer.
+Not a one-letter flag ("-u fd file:": "-u" is an option of many commands) and not a name
+of plain words. False: only the whole name, as before stop 63."""
 
 
 def _plain(token: str) -> bool:

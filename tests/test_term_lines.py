@@ -133,3 +133,21 @@ def test_the_defining_passage_of_a_lookup_comes_first_on_a_real_index(tmp_path, 
     finally:
         search.PIN_DEFINED = True
     assert without is None or without > 5, without
+
+
+@pytest.mark.parametrize("term, query, length", [
+    ("<<< word", "what is <<< in zsh?", 1),              # zsh's here-string, typed without its argument
+    ("--output file", "git log --output", 1),
+    ("--format=<format>", "git log --format", 1),
+    ("--format=<format>", "git log --format=oneline", 1),   # the value in its placeholder, as before
+    ("<<< word", "what does <<< word do", 2),            # the whole name stays the longer match
+    ("-u fd file", "zsh -u fd", 0),                      # a one-letter flag alone names nothing
+])
+def test_an_option_is_defined_by_its_line_without_its_arguments(term, query, length, monkeypatch):
+    text = f"{term}:\n\n    Perform shell expansion on word and pass the result to standard input.\n"
+    assert match_length(query_tokens(query), text) == length
+    from indexer import term_lines
+
+    monkeypatch.setattr(term_lines, "ARGUMENTS_OPTIONAL", False)
+    if length == 1 and "=" not in query:
+        assert match_length(query_tokens(query), text) == 0     # before: only the whole name
