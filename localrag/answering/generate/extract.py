@@ -1737,16 +1737,21 @@ def definitions_first(question: str, passages: Sequence[str], candidates: Sequen
     if not said or not term_lines.is_lookup(question):
         return said
     tokens = term_lines.query_tokens(question)
-    lengths = []
-    for c in candidates:
-        subject = subject_of(passages[c.passage], c.span, leads[c.passage] if leads else "")
-        line = subject.text.strip().rstrip(":") + ":" if subject is not None else ""
-        lengths.append(term_lines.match_length(tokens, line) if line else 0)
+    lengths = [term_lines.match_length(tokens, line) if line else 0
+               for line in (_subject_line(passages[c.passage], c.span, leads[c.passage] if leads else "")
+                            for c in candidates)]
     longest = max(lengths, default=0)
     if longest == 0:
         return mentions_first(question, passages, candidates, said) if LOOKUP_MENTIONS_FIRST else said
     top = max(said)                      # above the best, in their own order
     return [min(top + 1e-6 * (1 + p), 1.0) if n == longest else p for p, n in zip(said, lengths)]
+
+
+def _subject_line(passage: str, span: Span, lead: str = "") -> str:
+    """The term or signature line `span` describes (subject_of) as a term line ("name:"),
+    as term_lines reads it; "" where it describes none."""
+    subject = subject_of(passage, span, lead)
+    return subject.text.strip().rstrip(":") + ":" if subject is not None else ""
 
 
 def mentions_first(question: str, passages: Sequence[str], candidates: Sequence[Candidate],
@@ -2185,9 +2190,7 @@ def lookup_mentions(question: str, passages: Sequence[str], quotes: Sequence[Quo
     defines: list[int] = []
     for group in quote_groups(quotes):
         main = next((x for x in group if not x.context), group[0])
-        text = passages[main.passage]
-        subject = subject_of(text, main.span, leads[main.passage] if leads else "")
-        line = subject.text.strip().rstrip(":") + ":" if subject is not None else ""
+        line = _subject_line(passages[main.passage], main.span, leads[main.passage] if leads else "")
         said = " ".join([line] + [x.span.text for x in group])
         counts += [term_lines.mention_count(names, said, case=True)] * len(group)
         defines += [term_lines.match_length(tokens, line) if line else 0] * len(group)
