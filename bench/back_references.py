@@ -5,6 +5,7 @@ pools. Prints figures, asserts nothing.
 
     python bench/back_references.py [--choose-on kernel,git,rust,vim] [--corpora postgres-v3,debref-v3,zsh-v3]
     python bench/back_references.py --speed postgres,zsh [--limit 20]
+    python bench/back_references.py --sentence-before   # every sentence also read after the one before it
 
 The candidates and the quote scorer's features are relevance_pools.scored's (cached); the
 model reads each candidate's readings as the answer path does (extract.answer_texts, the best
@@ -39,12 +40,15 @@ from relevance_pools import MEASURED, scored, with_model  # noqa: E402
 TRAINING = "kernel,git,rust,vim"
 
 
-def logits_with(rm, corpus: str, qs: list[dict], read: bool) -> list[list[float]]:  # noqa: ANN001
+def logits_with(rm, corpus: str, qs: list[dict], read: bool,  # noqa: ANN001
+                switch: str = "READ_BACK_REFERENCES") -> list[list[float]]:
     """Per question of `qs` (scored's, in judged_candidates' order): the model's logit of
-    each candidate, the best of its readings with READ_BACK_REFERENCES = `read`."""
+    each candidate, the best of its readings with the extract switch `switch` = `read`
+    (READ_BACK_REFERENCES, or READ_SENTENCE_BEFORE with back-references read)."""
     from localrag.answering.generate import extract as ex
 
-    ex.READ_BACK_REFERENCES = read
+    ex.READ_BACK_REFERENCES = True
+    setattr(ex, switch, read)
     out = []
     for q, (r, texts, titles, cands, _, _) in zip(qs, judged_candidates(corpus)):
         assert q["qid"] == r["qid"], "scored and judged_candidates disagree"
@@ -106,7 +110,12 @@ def main() -> None:
     ap.add_argument("--model-dir", default=str(HERE.parent / "indexer" / "data" / "relevance"))
     ap.add_argument("--speed", default="", help="corpora to time both ways on (bench indexes)")
     ap.add_argument("--limit", type=int, default=20)
+    ap.add_argument("--sentence-before", action="store_true",
+                    help="measure extract.READ_SENTENCE_BEFORE (every sentence also read after the one "
+                         "before it) instead of READ_BACK_REFERENCES")
     args = ap.parse_args()
+    switch = "READ_SENTENCE_BEFORE" if args.sentence_before else "READ_BACK_REFERENCES"
+    what = "every sentence" if args.sentence_before else "back-references"
     if args.speed:
         speed(args.speed, args.limit, args.model_dir)
         return
@@ -120,15 +129,15 @@ def main() -> None:
             qs = scored(corpus, emb)
             print(f"\n{corpus} ({len(qs)} questions)")
             for read in (False, True):
-                z = logits_with(rm, corpus, qs, read)
+                z = logits_with(rm, corpus, qs, read, switch)
                 rows = [(q["labels"], with_model(q, zq), q["follows"]) for q, zq in zip(qs, z)]
                 totals[read] += rows
-                show(f"back-references read {'with the sentence before' if read else 'alone'}",
+                show(f"{what} read {'with the sentence before' if read else 'alone'}",
                      evaluate(rows, rules=(rule,)))
         if len([c for c in corpora.split(",") if c]) > 1:
             print(f"\nall of {corpora}")
             for read in (False, True):
-                show(f"back-references read {'with the sentence before' if read else 'alone'}",
+                show(f"{what} read {'with the sentence before' if read else 'alone'}",
                      evaluate(totals[read], rules=(rule,)))
 
 

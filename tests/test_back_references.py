@@ -74,3 +74,16 @@ def test_the_answer_and_the_search_keep_a_back_references_best_reading(monkeypat
     before = extract.choose_quotes(QUESTION, [ZSH], _hash_embed, answers=answers, titles=["zshcompwid"])
     assert before.quotes[0].span.text.startswith("The -X option")
     assert SentenceJudge(answers)(QUESTION, [("zshcompwid", ZSH)]) == pytest.approx([0.5])
+
+
+def test_the_measured_switch_reads_every_sentence_after_the_one_before_it(monkeypatch):
+    """extract.READ_SENTENCE_BEFORE (off: measured by bench/back_references.py
+    --sentence-before and not kept) reads a sentence that opens on no back-reference after
+    the sentence before it in its paragraph, never across a paragraph break."""
+    span = _span(ZSH, "Matches without")
+    assert len(extract.answer_texts(ZSH, span, "t")) == 1
+    monkeypatch.setattr(extract, "READ_SENTENCE_BEFORE", True)
+    assert extract.answer_texts(ZSH, span, "t")[1] == (
+        "t\nThis adds per-completion display strings. Matches without one are listed as they are inserted.")
+    assert len(extract.answer_texts(ZSH, _span(ZSH, "The -X option"), "t")) == 1   # a paragraph's first
+    assert len(extract.answer_texts(ZSH, _span(ZSH, "The -d option"), "t")) == 1
