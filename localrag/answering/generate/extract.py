@@ -1942,7 +1942,8 @@ less often, so it stays off."""
 
 def _sentence_before(passage: str, span: Span, units: Sequence[Span] | None = None) -> Span | None:
     """The unit right before `span` in one paragraph of `passage` (_next_to), or None: the
-    first sentence of a paragraph, a list item or a term line's description has none."""
+    first sentence of a paragraph (a term line's first description sentence among them) has
+    none, nor a sentence after one that introduces what follows it (_leads_on)."""
     units = candidate_units(passage) if units is None else units
     at = next((k for k, u in enumerate(units) if u.start == span.start), None)
     if not at or not _next_to(passage, units[at - 1], span) or _leads_on(units[at - 1]):
