@@ -302,27 +302,24 @@ def questions(c: Corpus, which: str = "natural") -> list[Question]:
         if not f.is_file():
             raise SystemExit(f"{path}:{n}: {q.id}: no file {f}")
         raw = f.read_text(encoding="utf-8", errors="replace")
-        readable = None
-        for phrase in [q.key_phrase] + list(d.get("key_phrase_other_versions", ())):
-            # a package updated since the question was written may word its answer anew
-            # (apache2-doc 2.4.71: "Hot standbys activate only when all workers and spares
-            # ..."): the question names the phrase of each version it was checked on
-            q.key_phrase = phrase
-            q.in_source = not is_markup_extracted(q.file) and norm(phrase) in norm(raw)
-            if q.in_source:
-                break
-            readable = readable_text(f) if readable is None else readable
-            if norm(phrase) in norm(readable):
-                break
-        else:
-            q.key_phrase = d["key_phrase"]
-        if not q.in_source and norm(q.key_phrase) not in norm(readable or readable_text(f)):
+        # a package updated since the question was written may word its answer anew
+        # (apache2-doc 2.4.71: "Hot standbys activate only when all workers and spares ..."):
+        # the question names the phrase of each version it was checked on
+        phrases = [q.key_phrase, *d.get("key_phrase_other_versions", ())]
+        source = "" if is_markup_extracted(q.file) else norm(raw)
+        found = next((x for x in phrases if source and norm(x) in source), None)
+        if found is None:
+            q.in_source = False
+            readable = norm(readable_text(f))
+            found = next((x for x in phrases if norm(x) in readable), None)
+        if found is None:
             # the installed package is another version than the one the question was
             # written on (postgresql-doc-15 15.18 dropped output_plugin_libraries): the
             # question cannot be scored here, and every figure says how many it holds
             print(f"{path.name}:{n}: {q.id} left out: its key phrase is not in this machine's "
                   f"{q.file} (another version of the package?): {q.key_phrase!r}", file=sys.stderr)
             continue
+        q.key_phrase = found
         out.append(q)
     ids = [q.id for q in out]
     if len(set(ids)) != len(ids):
